@@ -1,0 +1,84 @@
+#ifndef SIFT_FILTER_FILTER_H_
+#define SIFT_FILTER_FILTER_H_
+
+// The per-table Bloom filter: a builder that hashes each key once and emits the
+// serialized, self-describing form (doc/filter_format.md), and a reader that
+// parses it into cache-line-aligned memory and answers membership queries.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "sift/options.h"
+
+namespace sift {
+
+// Facts about a filter, from its serialized header (what kvtool reports).
+struct FilterInfo {
+  uint8_t kind = 0;        // on-disk layout tag (see doc/filter_format.md)
+  uint8_t version = 0;     // format version
+  bool known = false;      // false: unknown kind/version, every query "maybe"
+  uint32_t num_probes = 0;  // k
+  uint64_t num_bits = 0;    // m
+  uint64_t num_keys = 0;    // n, distinct keys added
+  uint64_t seed = 0;        // hash seed
+  double bits_per_key() const {
+    return num_keys == 0 ? 0.0 : static_cast<double>(num_bits) / num_keys;
+  }
+};
+
+// Builds one filter.
+//
+// Thread safety: not safe for concurrent use.
+class FilterBuilder {
+ public:
+  virtual ~FilterBuilder() = default;
+
+  // A builder for `kind` with `bits_per_key` bits per distinct key
+  // (fractional allowed). REQUIRES: bits_per_key > 0.
+  static std::unique_ptr<FilterBuilder> Make(FilterKind kind,
+                                             double bits_per_key);
+  // A builder sized for `expected_keys` keys at false-positive rate
+  // `target_fpr`: m = -n ln p / (ln 2)^2. REQUIRES: 0 < target_fpr < 1.
+  static std::unique_ptr<FilterBuilder> MakeForFpr(FilterKind kind,
+                                                   uint64_t expected_keys,
+                                                   double target_fpr);
+
+  // Add a key. A key equal to the one added just before is counted once, so
+  // the table builder may pass every entry's user key.
+  virtual void AddKey(std::string_view key) = 0;
+  // Distinct keys added so far.
+  virtual uint64_t NumKeys() const = 0;
+  // Serialize the filter over every key added and reset the builder.
+  virtual std::string Finish() = 0;
+};
+
+// A parsed filter, owning its bit array.
+//
+// Thread safety: const methods are safe for concurrent use.
+class FilterReader {
+ public:
+  virtual ~FilterReader() = default;
+
+  // Parse serialized filter bytes (copied; `serialized` need not outlive the
+  // call). Truncated or inconsistent bytes: absl::DataLossError. An unknown
+  // kind or version is not an error: the reader answers "maybe" to every key
+  // and info().known is false.
+  static absl::StatusOr<std::unique_ptr<FilterReader>> Parse(
+      std::string_view serialized);
+
+  // False only if `key` was certainly not added. Never a false negative.
+  virtual bool KeyMayMatch(std::string_view key) const = 0;
+  virtual FilterInfo info() const = 0;
+  // Bytes of memory the reader holds (bit array and object).
+  virtual size_t MemoryUsage() const = 0;
+  // Fraction of bits set (0 for an unknown filter).
+  virtual double FillRatio() const = 0;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_FILTER_FILTER_H_

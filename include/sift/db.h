@@ -1,0 +1,112 @@
+#ifndef SIFT_INCLUDE_SIFT_DB_H_
+#define SIFT_INCLUDE_SIFT_DB_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+#include "sift/read_stats.h"
+#include "sift/write_batch.h"
+
+namespace sift {
+
+// A consistent read-only view of a DB at one moment. Obtained from
+// DB::GetSnapshot and handed back with DB::ReleaseSnapshot; owned by the DB.
+class Snapshot {
+ protected:
+  virtual ~Snapshot() = default;
+};
+
+// A persistent ordered map from keys to values (both arbitrary byte strings,
+// ordered bytewise).
+//
+// Thread safety: a DB is safe for concurrent use by many threads without
+// external locking. Writers are queued and committed in groups; readers never
+// wait for flushes or compactions. Iterators and WriteBatches handed out or
+// taken in are not themselves thread-safe.
+//
+// Only one process may have a database open at a time (a LOCK file enforces
+// it). Destroying the DB object closes the database; it waits for background
+// work to stop.
+class DB {
+ public:
+  // Open the database in directory `path`. Fails with a clear status if it is
+  // missing and !options.create_if_missing, exists and
+  // options.error_if_exists, is damaged (absl::DataLossError), or is locked by
+  // another process.
+  static absl::StatusOr<std::unique_ptr<DB>> Open(const Options& options,
+                                                  const std::string& path);
+
+  DB() = default;
+  DB(const DB&) = delete;
+  DB& operator=(const DB&) = delete;
+  virtual ~DB() = default;
+
+  // Set key to value. A failed write (I/O error) makes the DB read-only:
+  // every later write returns that error.
+  virtual absl::Status Put(const WriteOptions& options, std::string_view key,
+                           std::string_view value) = 0;
+
+  // Remove key, if present. Not an error if it is absent.
+  virtual absl::Status Delete(const WriteOptions& options,
+                              std::string_view key) = 0;
+
+  // Apply all of `updates` atomically.
+  // REQUIRES: updates != nullptr. The batch is not modified.
+  virtual absl::Status Write(const WriteOptions& options,
+                             WriteBatch* updates) = 0;
+
+  // Store the value of key in *value. absl::NotFoundError (absl::IsNotFound)
+  // if it is absent; absl::DataLossError if the data read is damaged.
+  // REQUIRES: value != nullptr
+  virtual absl::Status Get(const ReadOptions& options, std::string_view key,
+                           std::string* value) = 0;
+
+  // An iterator over the whole database as of options.snapshot (or now), not
+  // positioned: call a Seek method first. The iterator sees no later writes.
+  // REQUIRES: the DB outlives the iterator.
+  virtual std::unique_ptr<Iterator> NewIterator(
+      const ReadOptions& options) = 0;
+
+  // A view of the current state; reads given it see nothing written later.
+  // The snapshot is owned by the DB and must be handed back with
+  // ReleaseSnapshot before the DB is destroyed.
+  virtual const Snapshot* GetSnapshot() = 0;
+  // REQUIRES: snapshot came from this DB's GetSnapshot and is not released.
+  virtual void ReleaseSnapshot(const Snapshot* snapshot) = 0;
+
+  // Write the memtable to a level-0 table and return once that table is
+  // durable and recorded in the MANIFEST. A no-op if the memtable is empty.
+  virtual absl::Status Flush() = 0;
+
+  // Compact the tables overlapping the key range [*begin, *end] down the
+  // levels. nullptr means open on that side: CompactRange(nullptr, nullptr)
+  // compacts everything. Returns when done.
+  virtual absl::Status CompactRange(const std::string* begin,
+                                    const std::string* end) = 0;
+
+  // Counters of the point-read path since Open. See sift/read_stats.h.
+  virtual ReadStats GetReadStats() const = 0;
+
+  // A property of the database as text, or nullopt if the name is unknown:
+  //   "sift.stats"                   per-level files, bytes and filter memory,
+  //                                  plus the read stats
+  //   "sift.num-files-at-level<N>"   number of tables at level N
+  //   "sift.filter-memory-bytes"     bytes of filters held by open tables
+  //   "sift.sstables"                every live table by level
+  //   "sift.approximate-memory-usage" memtables + block cache
+  virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
+};
+
+// Delete the database in `path` and everything in it. Not an error if it
+// does not exist. REQUIRES: the database is not open.
+absl::Status DestroyDB(const std::string& path, const Options& options);
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_SIFT_DB_H_

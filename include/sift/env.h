@@ -1,0 +1,206 @@
+#ifndef SIFT_INCLUDE_SIFT_ENV_H_
+#define SIFT_INCLUDE_SIFT_ENV_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace sift {
+
+// A file read from start to end (write-ahead logs, the MANIFEST).
+//
+// Thread safety: not safe for concurrent use.
+class SequentialFile {
+ public:
+  virtual ~SequentialFile() = default;
+
+  // Read up to `n` bytes. On success `*result` views the bytes read (fewer than
+  // `n` only at end of file, empty at end of file). `*result` may point into
+  // `scratch`, which must hold `n` bytes and outlive the use of `*result`.
+  virtual absl::Status Read(size_t n, std::string_view* result,
+                            char* scratch) = 0;
+
+  // Skip `n` bytes; skipping past the end stops at the end.
+  virtual absl::Status Skip(uint64_t n) = 0;
+};
+
+// A file read at arbitrary offsets (tables). Every Read is one positioned read
+// (pread on POSIX, no memory mapping), so each call is one counted I/O.
+//
+// Thread safety: safe for concurrent use by many threads.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+
+  // Read up to `n` bytes at `offset`. `*result` views the bytes read (fewer
+  // than `n` only at end of file) and may point into `scratch`, which must hold
+  // `n` bytes and outlive the use of `*result`.
+  virtual absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                            char* scratch) const = 0;
+};
+
+// A file written sequentially. Appends are buffered by the implementation;
+// Flush hands them to the operating system, Sync makes them durable.
+//
+// Thread safety: not safe for concurrent use.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+
+  virtual absl::Status Append(std::string_view data) = 0;
+  virtual absl::Status Flush() = 0;
+  // Flush, then make the file's data durable (fdatasync on POSIX).
+  virtual absl::Status Sync() = 0;
+  // Flush and close. Appending after Close is an error.
+  virtual absl::Status Close() = 0;
+};
+
+// A lock on a file, held until passed to Env::UnlockFile.
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+};
+
+// The engine's only way to the file system, threads and clock. Every error
+// names the file and carries the operating system's message: a missing file
+// is absl::NotFoundError, other failures absl::UnavailableError (transient,
+// such as no space left) or absl::InternalError.
+//
+// Thread safety: all methods are safe for concurrent use.
+class Env {
+ public:
+  Env() = default;
+  Env(const Env&) = delete;
+  Env& operator=(const Env&) = delete;
+  virtual ~Env() = default;
+
+  // The POSIX environment. Owned by the library; never destroyed.
+  static Env* Default();
+
+  virtual absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& fname) = 0;
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>>
+  NewRandomAccessFile(const std::string& fname) = 0;
+  // Create (or truncate) `fname` for writing.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& fname) = 0;
+  // Open `fname` for appending, creating it if missing.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& fname) = 0;
+
+  virtual bool FileExists(const std::string& fname) = 0;
+  // Names (not paths) of the entries of directory `dir`.
+  virtual absl::StatusOr<std::vector<std::string>> GetChildren(
+      const std::string& dir) = 0;
+  virtual absl::Status RemoveFile(const std::string& fname) = 0;
+  // Creating a directory that already exists is not an error.
+  virtual absl::Status CreateDir(const std::string& dir) = 0;
+  virtual absl::Status RemoveDir(const std::string& dir) = 0;
+  virtual absl::StatusOr<uint64_t> GetFileSize(const std::string& fname) = 0;
+  // Atomically replace `target` with `src`. Durable once the directory is
+  // synced (SyncDir).
+  virtual absl::Status RenameFile(const std::string& src,
+                                  const std::string& target) = 0;
+  // Make the directory's entries (created, renamed, removed files) durable.
+  virtual absl::Status SyncDir(const std::string& dir) = 0;
+
+  // Take an exclusive lock on `fname` (created if missing) so that only one
+  // process at a time opens a database. Fails at once, naming the file, if
+  // another holder has it.
+  virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
+      const std::string& fname) = 0;
+  // Release a lock from LockFile.
+  virtual absl::Status UnlockFile(std::unique_ptr<FileLock> lock) = 0;
+
+  // Run `work` on the Env's background thread. Work items run one at a time,
+  // in the order scheduled.
+  virtual void Schedule(std::function<void()> work) = 0;
+
+  // Microseconds since some fixed point in the past (monotonic).
+  virtual uint64_t NowMicros() = 0;
+  virtual void SleepForMicroseconds(int64_t micros) = 0;
+};
+
+// An Env that keeps files in memory and takes threads and the clock from
+// `base` (not owned; must outlive the result). For tests and for tools that
+// want a scratch database without touching disk.
+std::unique_ptr<Env> NewMemEnv(Env* base);
+
+// An Env that forwards everything to `target` (not owned). Derive from it to
+// override a few methods, e.g. to count or fail operations.
+class EnvWrapper : public Env {
+ public:
+  explicit EnvWrapper(Env* target) : target_(target) {}
+  Env* target() const { return target_; }
+
+  absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& f) override {
+    return target_->NewSequentialFile(f);
+  }
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& f) override {
+    return target_->NewRandomAccessFile(f);
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& f) override {
+    return target_->NewWritableFile(f);
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& f) override {
+    return target_->NewAppendableFile(f);
+  }
+  bool FileExists(const std::string& f) override {
+    return target_->FileExists(f);
+  }
+  absl::StatusOr<std::vector<std::string>> GetChildren(
+      const std::string& dir) override {
+    return target_->GetChildren(dir);
+  }
+  absl::Status RemoveFile(const std::string& f) override {
+    return target_->RemoveFile(f);
+  }
+  absl::Status CreateDir(const std::string& d) override {
+    return target_->CreateDir(d);
+  }
+  absl::Status RemoveDir(const std::string& d) override {
+    return target_->RemoveDir(d);
+  }
+  absl::StatusOr<uint64_t> GetFileSize(const std::string& f) override {
+    return target_->GetFileSize(f);
+  }
+  absl::Status RenameFile(const std::string& s,
+                          const std::string& t) override {
+    return target_->RenameFile(s, t);
+  }
+  absl::Status SyncDir(const std::string& d) override {
+    return target_->SyncDir(d);
+  }
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
+      const std::string& f) override {
+    return target_->LockFile(f);
+  }
+  absl::Status UnlockFile(std::unique_ptr<FileLock> l) override {
+    return target_->UnlockFile(std::move(l));
+  }
+  void Schedule(std::function<void()> work) override {
+    target_->Schedule(std::move(work));
+  }
+  uint64_t NowMicros() override { return target_->NowMicros(); }
+  void SleepForMicroseconds(int64_t m) override {
+    target_->SleepForMicroseconds(m);
+  }
+
+ private:
+  Env* target_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_SIFT_ENV_H_

@@ -1,0 +1,124 @@
+#ifndef SIFT_INCLUDE_SIFT_OPTIONS_H_
+#define SIFT_INCLUDE_SIFT_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sift {
+
+class Env;
+class Snapshot;
+
+// How each table block is stored on disk.
+enum class Compression : uint8_t {
+  kNone = 0,    // blocks are stored as they are
+  kSnappy = 1,  // Snappy per block, kept only when it saves at least 1/8
+};
+
+// Layout of the Bloom filter embedded in every table.
+enum class FilterKind : uint8_t {
+  // Probes spread over the whole bit array: the lowest false-positive rate
+  // for a given size, one cache miss per probe.
+  kStandardBloom = 1,
+  // All probes of a key fall in one 64-byte cache line chosen by the key's
+  // hash: one cache miss per query, at a slightly higher false-positive rate.
+  kBlockedBloom = 2,
+};
+
+// Options that control a whole database. Passed to DB::Open; copied, so the
+// caller may discard its Options after Open returns (but not `env`, see below).
+//
+// Thread safety: a plain struct; not shared by the engine after Open.
+struct Options {
+  // Create the database if it is missing.
+  // Default: false
+  bool create_if_missing = false;
+
+  // Fail Open if the database already exists.
+  // Default: false
+  bool error_if_exists = false;
+
+  // Treat any damage detected while opening (a bad record in the middle of a
+  // write-ahead log, say) as an error instead of skipping what is damaged.
+  // Default: false
+  bool paranoid_checks = false;
+
+  // All file and thread access goes through this Env. Not owned: it must
+  // outlive every DB opened with it.
+  // Default: Env::Default(), the POSIX environment
+  Env* env = nullptr;
+
+  // Bytes of updates to collect in the in-memory table before it is turned
+  // into a level-0 table. Larger values speed up bulk loads and lengthen
+  // recovery after a crash.
+  // Default: 4 MiB
+  size_t write_buffer_size = 4 << 20;
+
+  // Target size of a table written by compaction.
+  // Default: 2 MiB
+  size_t max_file_size = 2 << 20;
+
+  // Approximate size of the uncompressed user data packed per block.
+  // Default: 4 KiB
+  size_t block_size = 4 << 10;
+
+  // Entries between restart points of a block's prefix compression.
+  // REQUIRES: >= 1
+  // Default: 16
+  int block_restart_interval = 16;
+
+  // Block compression.
+  // Default: Compression::kSnappy
+  Compression compression = Compression::kSnappy;
+
+  // Bytes of uncompressed data blocks kept in memory across reads; 0 turns
+  // the block cache off.
+  // Default: 8 MiB
+  size_t block_cache_capacity = 8 << 20;
+
+  // Tables kept open (file handle, index and filter in memory) at once.
+  // REQUIRES: >= 10
+  // Default: 1000
+  int max_open_files = 1000;
+
+  // Bloom filter size in bits per key of each table; fractional values are
+  // allowed. 0 writes tables without a filter.
+  // REQUIRES: 0 <= filter_bits_per_key <= 100
+  // Default: 10.0 (about 1% false positives)
+  double filter_bits_per_key = 10.0;
+
+  // Layout of the filter written into new tables. Tables already on disk keep
+  // the layout they were written with and are read correctly either way.
+  // Default: FilterKind::kBlockedBloom
+  FilterKind filter_kind = FilterKind::kBlockedBloom;
+};
+
+// Options for reads.
+struct ReadOptions {
+  // Check the checksum of every block read from a file.
+  // Default: true
+  bool verify_checksums = true;
+
+  // Keep blocks read for this operation in the block cache. Bulk scans may
+  // set this to false to avoid evicting the working set.
+  // Default: true
+  bool fill_cache = true;
+
+  // Read as of this snapshot (from DB::GetSnapshot on the same DB, not yet
+  // released). nullptr reads the latest state.
+  // Default: nullptr
+  const Snapshot* snapshot = nullptr;
+};
+
+// Options for writes.
+struct WriteOptions {
+  // If true, the write-ahead log is flushed to stable storage (fdatasync)
+  // before the write returns: the write survives a machine crash. If false,
+  // it survives a crash of the process but may be lost if the machine fails.
+  // Default: false
+  bool sync = false;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_SIFT_OPTIONS_H_

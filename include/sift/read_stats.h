@@ -1,0 +1,52 @@
+#ifndef SIFT_INCLUDE_SIFT_READ_STATS_H_
+#define SIFT_INCLUDE_SIFT_READ_STATS_H_
+
+#include <cstdint>
+
+namespace sift {
+
+// Counters of the point-read path, cumulative since DB::Open (see
+// DB::GetReadStats). A plain value: a snapshot of the counters when taken.
+struct ReadStats {
+  uint64_t gets = 0;             // calls to DB::Get
+  uint64_t memtable_hits = 0;    // Gets answered by a memtable
+  uint64_t tables_probed = 0;    // tables whose key range covered the key
+  uint64_t filter_negatives = 0;  // tables skipped because the filter said no
+  uint64_t filter_positives = 0;  // tables whose filter said "maybe"
+  uint64_t filter_false_positives = 0;  // ... and did not hold the key
+  uint64_t block_cache_hits = 0;  // blocks served from the block cache
+  uint64_t block_reads = 0;       // blocks read from files
+  uint64_t bytes_read = 0;        // bytes of those block reads
+
+  // false_positives / (negatives + false_positives): the filters' measured
+  // false-positive rate over tables that did not hold the key. 0 if none.
+  double MeasuredFpr() const {
+    const uint64_t absent = filter_negatives + filter_false_positives;
+    return absent == 0 ? 0.0
+                       : static_cast<double>(filter_false_positives) /
+                             static_cast<double>(absent);
+  }
+  // block_reads / gets: blocks read from files per point read. 0 if no Gets.
+  double ReadAmplification() const {
+    return gets == 0 ? 0.0
+                     : static_cast<double>(block_reads) /
+                           static_cast<double>(gets);
+  }
+
+  ReadStats& operator+=(const ReadStats& o) {
+    gets += o.gets;
+    memtable_hits += o.memtable_hits;
+    tables_probed += o.tables_probed;
+    filter_negatives += o.filter_negatives;
+    filter_positives += o.filter_positives;
+    filter_false_positives += o.filter_false_positives;
+    block_cache_hits += o.block_cache_hits;
+    block_reads += o.block_reads;
+    bytes_read += o.bytes_read;
+    return *this;
+  }
+};
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_SIFT_READ_STATS_H_

@@ -1,0 +1,40 @@
+#ifndef SIFT_TABLE_ITERATORS_H_
+#define SIFT_TABLE_ITERATORS_H_
+
+// Iterators that combine other iterators. Shared by tables (index + data
+// blocks) and the DB (levels of tables, memtables + tables).
+
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "sift/iterator.h"
+#include "util/comparator.h"
+
+namespace sift {
+
+// An iterator over nothing, with the given status.
+std::unique_ptr<Iterator> NewEmptyIterator(
+    absl::Status status = absl::OkStatus());
+
+// Merges `children` (each sorted by `comparator`) into one sorted sequence.
+// Equal keys from different children are all yielded, the earlier child first.
+// `comparator` is not owned and must outlive the result.
+std::unique_ptr<Iterator> NewMergingIterator(
+    const Comparator* comparator,
+    std::vector<std::unique_ptr<Iterator>> children);
+
+// Iterates over the concatenation of the sequences that `make_second` builds
+// from each value of `index` (e.g. index entry -> data block, or file list
+// entry -> table). Empty or failed second-level iterators are skipped; errors
+// are reported by status().
+std::unique_ptr<Iterator> NewTwoLevelIterator(
+    std::unique_ptr<Iterator> index,
+    std::function<std::unique_ptr<Iterator>(std::string_view index_value)>
+        make_second);
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_ITERATORS_H_

@@ -1,0 +1,77 @@
+#ifndef SIFT_TABLE_TABLE_H_
+#define SIFT_TABLE_TABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sift/env.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+#include "sift/read_stats.h"
+#include "table/table_options.h"
+
+namespace sift {
+
+class FilterReader;
+struct TableProperties;
+
+// An open, immutable table. The footer, index, filter and properties are read
+// at Open and held in memory; data blocks are read on demand (one pread each)
+// through the block cache.
+//
+// Thread safety: safe for concurrent use by many threads.
+class Table {
+ public:
+  // Read and validate the table in `file` of `file_size` bytes. `file_name`
+  // only labels errors. Damage: absl::DataLossError naming the file.
+  // `options` is copied; options.block_cache (if any) must outlive the Table.
+  static absl::StatusOr<std::unique_ptr<Table>> Open(
+      const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
+      uint64_t file_size, const std::string& file_name);
+
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
+  ~Table();
+
+  // Point lookup. If the filter rules out filter_key(key), returns OK at once
+  // with no I/O (counted as a filter negative) and does not call `handle`.
+  // Otherwise finds the first entry >= key and, if there is one, calls
+  // handle(entry_key, entry_value), which returns true iff that entry answers
+  // the lookup; a filter "maybe" followed by false (or no entry) is counted as
+  // a false positive. The views passed to `handle` live only for the call.
+  // Counters go to *stats when it is not nullptr: filter_negatives,
+  // filter_positives, filter_false_positives, block_cache_hits, block_reads,
+  // bytes_read.
+  absl::Status Get(
+      const ReadOptions& options, std::string_view key,
+      absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+      ReadStats* stats) const;
+
+  // Iterator over all entries. REQUIRES: the Table outlives it.
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) const;
+
+  // Offset in the file at which `key`'s data would begin (for sizing ranges).
+  uint64_t ApproximateOffsetOf(std::string_view key) const;
+
+  const TableProperties& properties() const;
+  // nullptr if the table has no filter.
+  const FilterReader* filter() const;
+  // Bytes held in memory for the filter (0 if none).
+  size_t FilterMemoryUsage() const;
+  // Bytes held in memory for the index block.
+  size_t IndexMemoryUsage() const;
+
+ private:
+  struct Rep;
+  explicit Table(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_TABLE_H_

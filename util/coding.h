@@ -1,0 +1,62 @@
+#ifndef SIFT_UTIL_CODING_H_
+#define SIFT_UTIL_CODING_H_
+
+// Fixed-width little-endian and varint encodings used by every on-disk format.
+// Put* append to a string; Get* consume from the front of a string_view and
+// return false (leaving the input unspecified) if it is truncated or malformed.
+// Decode* read from a buffer the caller has already bounds-checked.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace sift {
+
+inline void EncodeFixed32(char* dst, uint32_t v) {
+  for (int i = 0; i < 4; ++i) dst[i] = static_cast<char>(v >> (8 * i));
+}
+inline void EncodeFixed64(char* dst, uint64_t v) {
+  for (int i = 0; i < 8; ++i) dst[i] = static_cast<char>(v >> (8 * i));
+}
+inline uint32_t DecodeFixed32(const char* p) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return static_cast<uint32_t>(u[0]) | (static_cast<uint32_t>(u[1]) << 8) |
+         (static_cast<uint32_t>(u[2]) << 16) |
+         (static_cast<uint32_t>(u[3]) << 24);
+}
+inline uint64_t DecodeFixed64(const char* p) {
+  return static_cast<uint64_t>(DecodeFixed32(p)) |
+         (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
+}
+
+void PutFixed32(std::string* dst, uint32_t v);
+void PutFixed64(std::string* dst, uint64_t v);
+void PutVarint32(std::string* dst, uint32_t v);
+void PutVarint64(std::string* dst, uint64_t v);
+// Varint32 length, then the bytes.
+void PutLengthPrefixed(std::string* dst, std::string_view value);
+
+// Bytes PutVarint64 would write for `v` (1..10).
+int VarintLength(uint64_t v);
+
+// Write a varint at `dst` (room for 5 / 10 bytes) and return the byte after it.
+char* EncodeVarint32(char* dst, uint32_t v);
+char* EncodeVarint64(char* dst, uint64_t v);
+
+bool GetFixed32(std::string_view* input, uint32_t* value);
+bool GetFixed64(std::string_view* input, uint64_t* value);
+// Reject varints that are truncated, longer than the type allows, or overflow.
+bool GetVarint32(std::string_view* input, uint32_t* value);
+bool GetVarint64(std::string_view* input, uint64_t* value);
+// The result views bytes of *input.
+bool GetLengthPrefixed(std::string_view* input, std::string_view* result);
+
+// Decode a varint in [p, limit); nullptr if truncated or malformed, else the
+// byte after it.
+const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* value);
+const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value);
+
+}  // namespace sift
+
+#endif  // SIFT_UTIL_CODING_H_
