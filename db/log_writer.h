@@ -1,0 +1,37 @@
+#ifndef SIFT_DB_LOG_WRITER_H_
+#define SIFT_DB_LOG_WRITER_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "db/log_format.h"
+#include "sift/env.h"
+
+namespace sift::log {
+
+// Appends records to a log file.
+//
+// Thread safety: not safe for concurrent use (the DB's write path is the only
+// writer of its log).
+class Writer {
+ public:
+  // `dest` (not owned, must outlive the Writer) is empty, or already holds
+  // `dest_length` bytes of log written before (appending to a reused log).
+  explicit Writer(WritableFile* dest, uint64_t dest_length = 0);
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Append one record and Flush it to the OS (not Sync: the caller decides).
+  absl::Status AddRecord(std::string_view record);
+
+ private:
+  absl::Status EmitFragment(RecordType type, const char* data, size_t n);
+
+  WritableFile* dest_;
+  size_t block_offset_;  // bytes used in the current block
+};
+
+}  // namespace sift::log
+
+#endif  // SIFT_DB_LOG_WRITER_H_

@@ -1,0 +1,58 @@
+#ifndef SIFT_DB_MEMTABLE_H_
+#define SIFT_DB_MEMTABLE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "db/dbformat.h"
+#include "sift/iterator.h"
+
+namespace sift {
+
+// The in-memory table of recent writes: a skiplist of internal keys over an
+// arena. Shared through std::shared_ptr: the DB holds the active and the
+// immutable memtable, and every reader or iterator holds a reference for as
+// long as it reads.
+//
+// Thread safety: one writer at a time (the DB's write path, which serializes
+// Add calls) and any number of concurrent readers, without locks on reads.
+class MemTable {
+ public:
+  // `comparator` is not owned and must outlive the memtable.
+  explicit MemTable(const InternalKeyComparator& comparator);
+  MemTable(const MemTable&) = delete;
+  MemTable& operator=(const MemTable&) = delete;
+  ~MemTable();
+
+  // Bytes of memory in use (arena + index); grows as entries are added.
+  size_t ApproximateMemoryUsage() const;
+  uint64_t NumEntries() const;
+
+  // Iterator over internal keys and values, in internal-key order. Sees every
+  // entry added before it was created. REQUIRES: the memtable outlives it.
+  std::unique_ptr<Iterator> NewIterator() const;
+
+  // Add user key -> value at `seq` (value is empty for deletions).
+  // REQUIRES: no concurrent Add; (key, seq) not added before.
+  void Add(SequenceNumber seq, ValueType type, std::string_view key,
+           std::string_view value);
+
+  // The newest entry for key.user_key() with sequence <= the lookup's:
+  //   a value  -> *value set, *s OK, returns true;
+  //   deletion -> *s NotFound, returns true;
+  //   nothing  -> returns false.
+  bool Get(const LookupKey& key, std::string* value, absl::Status* s) const;
+
+ private:
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_MEMTABLE_H_

@@ -1,0 +1,97 @@
+#ifndef SIFT_DB_VERSION_EDIT_H_
+#define SIFT_DB_VERSION_EDIT_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "db/dbformat.h"
+
+namespace sift {
+
+// A table file as the version set knows it.
+struct FileMetaData {
+  uint64_t number = 0;
+  uint64_t file_size = 0;
+  InternalKey smallest;  // smallest internal key in the table
+  InternalKey largest;   // largest internal key in the table
+};
+
+// One change to the set of live tables and counters, as logged in the
+// MANIFEST (doc/manifest_format.md). Every field is optional.
+//
+// Thread safety: a plain value; not safe for concurrent mutation.
+class VersionEdit {
+ public:
+  // Format version written at the head of every encoded edit.
+  static constexpr uint32_t kFormatVersion = 1;
+
+  void Clear() { *this = VersionEdit(); }
+
+  void SetComparatorName(std::string_view name) {
+    comparator_ = std::string(name);
+  }
+  void SetLogNumber(uint64_t n) { log_number_ = n; }
+  void SetPrevLogNumber(uint64_t n) { prev_log_number_ = n; }
+  void SetNextFile(uint64_t n) { next_file_number_ = n; }
+  void SetLastSequence(SequenceNumber s) { last_sequence_ = s; }
+  void SetCompactPointer(int level, const InternalKey& key) {
+    compact_pointers_.emplace_back(level, key);
+  }
+  // REQUIRES: 0 <= level < config::kNumLevels
+  void AddFile(int level, const FileMetaData& f) {
+    new_files_.emplace_back(level, f);
+  }
+  void RemoveFile(int level, uint64_t number) {
+    deleted_files_.insert({level, number});
+  }
+
+  const std::optional<std::string>& comparator() const { return comparator_; }
+  const std::optional<uint64_t>& log_number() const { return log_number_; }
+  const std::optional<uint64_t>& prev_log_number() const {
+    return prev_log_number_;
+  }
+  const std::optional<uint64_t>& next_file_number() const {
+    return next_file_number_;
+  }
+  const std::optional<SequenceNumber>& last_sequence() const {
+    return last_sequence_;
+  }
+  const std::vector<std::pair<int, InternalKey>>& compact_pointers() const {
+    return compact_pointers_;
+  }
+  const std::set<std::pair<int, uint64_t>>& deleted_files() const {
+    return deleted_files_;
+  }
+  const std::vector<std::pair<int, FileMetaData>>& new_files() const {
+    return new_files_;
+  }
+
+  void EncodeTo(std::string* dst) const;
+  // Replace *this with the edit in `src`. absl::DataLossError on truncated or
+  // malformed bytes, an unknown field tag, a level out of range, or an
+  // unsupported format version.
+  absl::Status DecodeFrom(std::string_view src);
+
+  // Human-readable, one field per line (kvtool manifest).
+  std::string DebugString() const;
+
+ private:
+  std::optional<std::string> comparator_;
+  std::optional<uint64_t> log_number_;
+  std::optional<uint64_t> prev_log_number_;
+  std::optional<uint64_t> next_file_number_;
+  std::optional<SequenceNumber> last_sequence_;
+  std::vector<std::pair<int, InternalKey>> compact_pointers_;
+  std::set<std::pair<int, uint64_t>> deleted_files_;
+  std::vector<std::pair<int, FileMetaData>> new_files_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_VERSION_EDIT_H_
