@@ -1,0 +1,27 @@
+#ifndef SIFT_DB_BUILDER_H_
+#define SIFT_DB_BUILDER_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "db/table_cache.h"
+#include "db/version_edit.h"
+#include "sift/env.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+
+namespace sift {
+
+// Write the entries of *iter (internal keys in order, e.g. a memtable) to the
+// table file meta->number, with table_cache->table_options(). Fills
+// meta->file_size, smallest and largest; syncs and closes the file, then
+// checks that the table opens through `table_cache`. If *iter is empty, no
+// file is left behind and meta->file_size is 0. On any error (including an
+// error status of *iter) the file is removed and the error returned.
+absl::Status BuildTable(const std::string& dbname, Env* env,
+                        const Options& options, TableCache* table_cache,
+                        Iterator* iter, FileMetaData* meta);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_BUILDER_H_

@@ -1,0 +1,100 @@
+#ifndef SIFT_DB_COMPACTION_H_
+#define SIFT_DB_COMPACTION_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "db/dbformat.h"
+#include "db/version.h"
+#include "db/version_edit.h"
+
+namespace sift {
+
+// One compaction: the files of `level` (inputs 0) and the overlapping files of
+// level + 1 (inputs 1) to be merged into new files of level + 1. Made by
+// VersionSet::PickCompaction or VersionSet::CompactRange; holds the version
+// it was picked from, so its input files stay live until it is destroyed.
+//
+// Thread safety: not safe for concurrent use; one compaction belongs to the
+// background thread that runs it.
+class Compaction {
+ public:
+  Compaction(const Compaction&) = delete;
+  Compaction& operator=(const Compaction&) = delete;
+
+  // The level being compacted; outputs go to level() + 1.
+  int level() const { return level_; }
+
+  // The edit this compaction will apply: the VersionSet puts the new compact
+  // pointer in it; the compaction adds input deletions and outputs.
+  VersionEdit* edit() { return &edit_; }
+
+  // which: 0 for `level`, 1 for `level + 1`.
+  int num_input_files(int which) const {
+    return static_cast<int>(inputs_[which].size());
+  }
+  const FileMetaData* input(int which, int i) const {
+    return inputs_[which][i].get();
+  }
+  const FileList& inputs(int which) const { return inputs_[which]; }
+  const std::shared_ptr<const Version>& input_version() const {
+    return input_version_;
+  }
+
+  // Largest size of one output file.
+  uint64_t MaxOutputFileSize() const { return max_output_file_size_; }
+
+  // True if the compaction is a single file with nothing to merge with in
+  // level + 1 and little overlap in level + 2: it can move down by an edit
+  // alone (MakeTrivialMoveEdit), without rewriting the file.
+  bool IsTrivialMove() const;
+  // Fill edit() for a trivial move: the input leaves `level` and joins
+  // `level + 1` unchanged. REQUIRES: IsTrivialMove().
+  void MakeTrivialMoveEdit();
+
+  // Add the deletion of every input file to *edit.
+  void AddInputDeletions(VersionEdit* edit) const;
+
+  // True if no level below level + 1 holds user_key, so a deletion marker of
+  // it has nothing left to hide once compacted into level + 1.
+  // REQUIRES: successive calls pass non-decreasing user keys.
+  bool IsBaseLevelForKey(std::string_view user_key);
+
+  // True if the output file being built should end before internal_key
+  // because it already overlaps too many grandparent (level + 2) bytes.
+  // REQUIRES: successive calls pass increasing internal keys.
+  bool ShouldStopBefore(std::string_view internal_key);
+
+  // Total bytes of the input files.
+  uint64_t TotalInputBytes() const;
+
+ private:
+  friend class VersionSet;
+
+  Compaction(int level, std::shared_ptr<const Version> input_version,
+             const InternalKeyComparator* icmp, uint64_t max_file_size);
+
+  const int level_;
+  const std::shared_ptr<const Version> input_version_;
+  const InternalKeyComparator* const icmp_;
+  const uint64_t max_output_file_size_;
+  VersionEdit edit_;
+  std::array<FileList, 2> inputs_;
+  FileList grandparents_;  // files of level + 2 overlapping the inputs
+
+  // ShouldStopBefore state: the grandparent files passed so far and their
+  // bytes counted against the current output.
+  size_t grandparent_index_ = 0;
+  bool seen_key_ = false;
+  uint64_t overlapped_bytes_ = 0;
+
+  // IsBaseLevelForKey state: per level, the first file whose largest key may
+  // still be >= the keys to come.
+  std::array<size_t, config::kNumLevels> level_ptrs_{};
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_COMPACTION_H_

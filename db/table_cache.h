@@ -1,0 +1,124 @@
+#ifndef SIFT_DB_TABLE_CACHE_H_
+#define SIFT_DB_TABLE_CACHE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "db/dbformat.h"
+#include "sift/env.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+#include "sift/read_stats.h"
+#include "table/table.h"
+#include "table/table_options.h"
+#include "util/cache.h"
+
+namespace sift {
+
+// Keeps up to `max_open_tables` tables open (file handle, index and filter in
+// memory), least recently used first out. Tables are keyed by file number; a
+// table is opened on first use and closed when evicted and no longer in use.
+// The memory held by the filters and indexes of the open tables is tracked
+// and reported (sift.filter-memory-bytes).
+//
+// Thread safety: safe for concurrent use by many threads.
+class TableCache {
+ public:
+  // `icmp` and `block_cache` (nullable) are not owned and must outlive the
+  // TableCache. `options` is copied; options.env (nullptr: Env::Default())
+  // must outlive it. REQUIRES: max_open_tables >= 1.
+  TableCache(std::string dbname, const Options& options,
+             const InternalKeyComparator* icmp, Cache* block_cache,
+             int max_open_tables);
+  TableCache(const TableCache&) = delete;
+  TableCache& operator=(const TableCache&) = delete;
+  // REQUIRES: no iterator from NewIterator and no TableRef is alive.
+  ~TableCache();
+
+  // The options tables of this database are written and read with: internal
+  // keys ordered by `icmp`, filters over user keys (filter_key =
+  // ExtractUserKey), block layout, compression and filter from `options`.
+  static TableOptions MakeTableOptions(const Options& options,
+                                       const InternalKeyComparator* icmp,
+                                       Cache* block_cache);
+  const TableOptions& table_options() const { return table_options_; }
+
+  // An open table, pinned in the cache for as long as the TableRef lives.
+  class TableRef {
+   public:
+    TableRef() = default;
+    TableRef(TableRef&& other) noexcept;
+    TableRef& operator=(TableRef&& other) noexcept;
+    ~TableRef();
+
+    // REQUIRES: *this came from FindTable (not default or moved-from).
+    const Table& table() const;
+
+   private:
+    friend class TableCache;
+    TableRef(Cache* cache, Cache::Handle* handle)
+        : cache_(cache), handle_(handle) {}
+    Cache* cache_ = nullptr;
+    Cache::Handle* handle_ = nullptr;
+  };
+
+  // Open table file_number (of file_size bytes) or find it already open.
+  // Errors: opening or validating the file (DataLossError for damage, naming
+  // the file). A failed open is not cached: the next call tries again.
+  absl::StatusOr<TableRef> FindTable(uint64_t file_number, uint64_t file_size);
+
+  // Point lookup of `internal_key` in table file_number: see Table::Get.
+  // `handle` is called with the first entry >= internal_key unless the
+  // table's filter rules the user key out; filter and block counters go to
+  // *stats (nullable).
+  absl::Status Get(
+      const ReadOptions& options, uint64_t file_number, uint64_t file_size,
+      std::string_view internal_key,
+      absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+      ReadStats* stats);
+
+  // Iterator over table file_number; keeps the table open while it lives. If
+  // the table cannot be opened, an empty iterator carrying the error.
+  // REQUIRES: the TableCache outlives the iterator.
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                        uint64_t file_number,
+                                        uint64_t file_size);
+
+  // Close table file_number once nobody uses it (its file is being deleted).
+  void Evict(uint64_t file_number);
+
+  // Bytes of filters (indexes) held in memory by the currently open tables.
+  size_t FilterMemoryUsage() const;
+  size_t IndexMemoryUsage() const;
+  // Tables currently open.
+  size_t NumOpenTables() const;
+  // Filter bytes of table file_number if it is open right now, else 0. Does
+  // not open the table.
+  size_t FilterMemoryUsageOf(uint64_t file_number) const;
+
+  // Memory accounting shared with the cache entries: an entry's deleter
+  // subtracts what its table added, even while the cache is being destroyed.
+  struct Usage {
+    std::atomic<size_t> filter_bytes{0};
+    std::atomic<size_t> index_bytes{0};
+    std::atomic<size_t> open_tables{0};
+  };
+
+ private:
+  const std::string dbname_;
+  Env* const env_;
+  const TableOptions table_options_;
+  Usage usage_;  // declared before cache_: outlives the entries' deleters
+  std::unique_ptr<Cache> cache_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_TABLE_CACHE_H_

@@ -1,0 +1,147 @@
+#ifndef SIFT_DB_VERSION_H_
+#define SIFT_DB_VERSION_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "db/dbformat.h"
+#include "db/table_cache.h"
+#include "db/version_edit.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+#include "sift/read_stats.h"
+
+namespace sift {
+
+using FileList = std::vector<std::shared_ptr<const FileMetaData>>;
+
+// Index of the first file in `files` whose largest key is >= internal_key
+// (files.size() if none). REQUIRES: `files` is sorted by key range and the
+// ranges do not overlap (a level >= 1).
+size_t FindFile(const InternalKeyComparator& icmp, const FileList& files,
+                std::string_view internal_key);
+
+// True if some file in `files` overlaps the user-key range
+// [*smallest_user_key, *largest_user_key]; nullptr means an open end.
+// `disjoint_sorted_files`: `files` is a level >= 1 (binary search) rather
+// than level 0 (every file checked).
+bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
+                           bool disjoint_sorted_files, const FileList& files,
+                           const std::string_view* smallest_user_key,
+                           const std::string_view* largest_user_key);
+
+// An iterator over the concatenation of the tables in `files` (a level >= 1,
+// sorted and disjoint). Tables are opened lazily through `table_cache`, which
+// must outlive the iterator; `icmp` too.
+std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
+                                              const InternalKeyComparator* icmp,
+                                              const ReadOptions& options,
+                                              FileList files);
+
+// The set of tables making up the database at one point: per level, the files
+// in it. Level 0 files may overlap each other and are kept in the order they
+// were added (file number ascending); files of a level >= 1 are sorted by key
+// and disjoint.
+//
+// A Version is immutable once the VersionSet installs it, and is shared as
+// std::shared_ptr<const Version>: a reader or iterator holds one for as long
+// as it reads, and the VersionSet reports the files of every version still
+// held as live (AddLiveFiles), so their tables stay on disk.
+//
+// Thread safety: an installed Version is safe for concurrent use.
+class Version {
+ public:
+  // `table_cache` and `icmp` are not owned and must outlive the Version.
+  // `max_file_size` sizes the grandparent-overlap limit of
+  // PickLevelForMemTableOutput.
+  Version(TableCache* table_cache, const InternalKeyComparator* icmp,
+          uint64_t max_file_size);
+  Version(const Version&) = delete;
+  Version& operator=(const Version&) = delete;
+
+  // Look up key.user_key() as of key's sequence: level-0 tables whose range
+  // covers the key, newest first, then at most one table per level >= 1,
+  // found by binary search on the largest keys. The first table holding an
+  // entry for the user key answers. Counts tables_probed (one per table whose
+  // range covers the key) into *stats (nullable); the table layer counts the
+  // filter and block counters.
+  // Returns OK with *value set, NotFound if the newest entry is a deletion or
+  // there is none, or the error met reading a table.
+  absl::Status Get(const ReadOptions& options, const LookupKey& key,
+                   std::string* value, ReadStats* stats) const;
+
+  // Append iterators that together yield every entry of this version: one per
+  // level-0 table and one concatenating iterator per non-empty level >= 1.
+  // REQUIRES: this Version (held by the caller) outlives the iterators.
+  void AddIterators(const ReadOptions& options,
+                    std::vector<std::unique_ptr<Iterator>>* iters) const;
+
+  // REQUIRES: 0 <= level < config::kNumLevels
+  int NumFiles(int level) const {
+    return static_cast<int>(files_[level].size());
+  }
+  // REQUIRES: 0 <= level < config::kNumLevels
+  const FileList& files(int level) const { return files_[level]; }
+  int64_t NumLevelBytes(int level) const;
+
+  // True if some file of `level` overlaps the user-key range; nullptr means
+  // an open end.
+  bool OverlapInLevel(int level, const std::string_view* smallest_user_key,
+                      const std::string_view* largest_user_key) const;
+
+  // The level a flushed memtable covering [smallest_user_key,
+  // largest_user_key] should go to: 0 if it overlaps level 0, otherwise the
+  // deepest level up to config::kMaxMemCompactLevel that it can be placed in
+  // without overlapping that level or the next one and without overlapping
+  // too many bytes two levels down.
+  int PickLevelForMemTableOutput(std::string_view smallest_user_key,
+                                 std::string_view largest_user_key) const;
+
+  // The files of `level` overlapping the user-key range of [begin, end]
+  // (nullptr: open end). For level 0 the range grows to cover every file
+  // that overlaps a file already chosen, so that a compaction never leaves an
+  // older version of a key behind in level 0.
+  void GetOverlappingInputs(int level, const InternalKey* begin,
+                            const InternalKey* end, FileList* inputs) const;
+
+  // The level most in need of compaction and its score (>= 1: needs it).
+  int compaction_level() const { return compaction_level_; }
+  double compaction_score() const { return compaction_score_; }
+
+  // One line per non-empty level: its files with number, size and range.
+  std::string DebugString() const;
+
+ private:
+  friend class VersionSet;
+  friend class VersionBuilder;
+
+  // Computes compaction_level_/score_. Called once before installing.
+  void Finalize();
+
+  TableCache* const table_cache_;
+  const InternalKeyComparator* const icmp_;
+  const uint64_t max_file_size_;
+  std::array<FileList, config::kNumLevels> files_;
+  int compaction_level_ = -1;
+  double compaction_score_ = -1;
+};
+
+// Bytes a level >= 1 may hold before it needs compaction: 10 MiB at level 1,
+// 10x more per level below.
+double MaxBytesForLevel(int level);
+
+// The most bytes of grandparent (level + 2) data one compaction output, a
+// trivial move or a flushed table placed below level 0 may overlap: about ten
+// output files' worth, so that compacting it later stays cheap.
+inline uint64_t MaxGrandParentOverlapBytes(uint64_t max_file_size) {
+  return 10 * max_file_size;
+}
+
+}  // namespace sift
+
+#endif  // SIFT_DB_VERSION_H_

@@ -1,0 +1,157 @@
+#ifndef SIFT_DB_VERSION_SET_H_
+#define SIFT_DB_VERSION_SET_H_
+
+// The version set: the current Version of the database, the counters that go
+// with it (next file number, last sequence, live log numbers) and the MANIFEST
+// that records every change to them (doc/manifest_format.md).
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "db/compaction.h"
+#include "db/dbformat.h"
+#include "db/log_writer.h"
+#include "db/table_cache.h"
+#include "db/version.h"
+#include "db/version_edit.h"
+#include "sift/env.h"
+#include "sift/options.h"
+
+namespace sift {
+
+// Thread safety: external synchronization. Callers hold the DB mutex for
+// every call; LogAndApply releases it while it writes the MANIFEST. Only one
+// LogAndApply runs at a time (the DB calls it from Open and from its single
+// background thread).
+//
+// Opening:
+//   - an existing database: Recover(), then LogAndApply of the recovery edit
+//     (which starts a new MANIFEST holding the whole state);
+//   - a new database: no Recover(); the first LogAndApply creates the first
+//     MANIFEST and CURRENT.
+class VersionSet {
+ public:
+  // `options`, `table_cache` and `icmp` are not owned and must outlive the
+  // VersionSet and every Version it hands out.
+  VersionSet(std::string dbname, const Options* options,
+             TableCache* table_cache, const InternalKeyComparator* icmp);
+  VersionSet(const VersionSet&) = delete;
+  VersionSet& operator=(const VersionSet&) = delete;
+  ~VersionSet();
+
+  // Apply *edit to the current version, log it to the MANIFEST and install
+  // the result as current. Fills in the edit's log number (if unset), previous
+  // log number, next file number and last sequence from this VersionSet.
+  // When no MANIFEST is open (after Recover, on a new database, or after a
+  // failed write) a new MANIFEST is started with a record of the whole state
+  // and CURRENT is pointed at it.
+  //
+  // On error nothing changes: the current version and the counters stay as
+  // they were and the MANIFEST in use is abandoned, so the next LogAndApply
+  // starts a fresh one. The abandoned MANIFEST may still hold the failed
+  // record, so files the edit adds must not be deleted while CURRENT may
+  // point at it.
+  //
+  // REQUIRES: *mu held on entry; it is released while writing and syncing
+  // the MANIFEST and held again on return. No other LogAndApply running.
+  absl::Status LogAndApply(VersionEdit* edit, absl::Mutex* mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+  // Load the state named by CURRENT. A missing, empty or damaged CURRENT,
+  // a missing or damaged MANIFEST, or one lacking the comparator, log number,
+  // next file number or last sequence is absl::DataLossError naming the file:
+  // never an empty database. A comparator other than icmp's user comparator
+  // is absl::InvalidArgumentError. Sets *save_manifest to true: the caller
+  // must LogAndApply before writing, which starts a new MANIFEST.
+  absl::Status Recover(bool* save_manifest);
+
+  // The installed version. Hold the result for as long as you read from it.
+  std::shared_ptr<const Version> current() const { return current_; }
+
+  // A new, never used file number.
+  uint64_t NewFileNumber() { return next_file_number_++; }
+  // Make sure NewFileNumber never returns `number` (a file found on disk).
+  void MarkFileNumberUsed(uint64_t number);
+  // Give back `number` if it is the last one NewFileNumber returned and it
+  // was never used.
+  void ReuseFileNumber(uint64_t number);
+
+  uint64_t ManifestFileNumber() const { return manifest_file_number_; }
+  // Logs with numbers below LogNumber() are no longer needed (except
+  // PrevLogNumber(), 0 if none): their contents are in tables.
+  uint64_t LogNumber() const { return log_number_; }
+  uint64_t PrevLogNumber() const { return prev_log_number_; }
+  SequenceNumber LastSequence() const { return last_sequence_; }
+  // REQUIRES: s >= LastSequence()
+  void SetLastSequence(SequenceNumber s);
+
+  int NumLevelFiles(int level) const;
+  int64_t NumLevelBytes(int level) const;
+
+  // True if some level is past its size (level 0: file count) target.
+  bool NeedsCompaction() const;
+
+  // The next compaction to run, or nullptr if no level needs one. Levels
+  // are compacted round-robin through their key space (compact pointers).
+  std::unique_ptr<Compaction> PickCompaction();
+
+  // A compaction of the files of `level` overlapping [begin, end] (nullptr:
+  // open end) into level + 1, or nullptr if no file overlaps.
+  // REQUIRES: 0 <= level < config::kNumLevels - 1
+  std::unique_ptr<Compaction> CompactRange(int level, const InternalKey* begin,
+                                           const InternalKey* end);
+
+  // Add the numbers of the table files of every version still referenced
+  // (the current one and any a reader or compaction still holds) to *live.
+  void AddLiveFiles(std::set<uint64_t>* live);
+
+  // "files[ n0 n1 ... ]": the number of files per level.
+  std::string LevelSummary() const;
+
+ private:
+  class Builder;
+
+  // Start a new MANIFEST (number manifest_file_number_) holding a record of
+  // the whole current state. Mutex not held (LogAndApply released it).
+  absl::Status WriteSnapshot(log::Writer* log) const;
+  void AppendVersion(std::shared_ptr<Version> v);
+  void SetupOtherInputs(Compaction* c);
+  std::unique_ptr<Compaction> NewCompaction(int level);
+
+  const std::string dbname_;
+  const Options* const options_;
+  Env* const env_;
+  TableCache* const table_cache_;
+  const InternalKeyComparator* const icmp_;
+
+  uint64_t next_file_number_ = 2;
+  uint64_t manifest_file_number_ = 0;
+  SequenceNumber last_sequence_ = 0;
+  uint64_t log_number_ = 0;
+  uint64_t prev_log_number_ = 0;
+
+  // The open MANIFEST; both null until the first LogAndApply after Recover,
+  // or after a failed write.
+  std::unique_ptr<WritableFile> descriptor_file_;
+  std::unique_ptr<log::Writer> descriptor_log_;
+
+  std::shared_ptr<const Version> current_;
+  // Every version installed so far that may still be referenced; expired
+  // entries are pruned by AddLiveFiles and AppendVersion.
+  std::vector<std::weak_ptr<const Version>> versions_;
+
+  // Per level, the largest internal key of the last compaction there (empty:
+  // start from the beginning): where the next compaction of the level starts.
+  std::array<std::string, config::kNumLevels> compact_pointer_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_VERSION_SET_H_
