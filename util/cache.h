@@ -51,8 +51,18 @@ class Cache {
   virtual size_t Capacity() const = 0;
 };
 
-// A sharded LRU cache holding up to `capacity` units of charge.
+// A sharded LRU cache holding up to `capacity` units of charge. Keys are
+// spread over kLRUCacheShards shards by hash; each shard has its own lock, LRU
+// order and capacity / kLRUCacheShards (rounded up), so eviction is LRU within
+// a shard and the total retained may exceed `capacity` by up to
+// kLRUCacheShards - 1. An unpinned entry is evicted as soon as its shard is
+// over capacity, so with capacity 0 nothing is retained once released.
 std::unique_ptr<Cache> NewLRUCache(size_t capacity);
+
+inline constexpr int kLRUCacheShards = 16;
+// The shard of `key` in caches from NewLRUCache (in [0, kLRUCacheShards)).
+// Exposed so that tests can reason about eviction order within one shard.
+int LRUCacheShardOf(std::string_view key);
 
 }  // namespace sift
 
