@@ -14,7 +14,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "db/compaction.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
@@ -23,10 +22,12 @@
 #include "db/version_edit.h"
 #include "sift/env.h"
 #include "sift/options.h"
+#include "util/mutex.h"
 
 namespace sift {
 
-// Thread safety: external synchronization. Callers hold the DB mutex for
+// Thread safety: external synchronization. Callers hold the DB mutex (a
+// sift::Mutex, util/mutex.h) for
 // every call; LogAndApply releases it while it writes the MANIFEST. Only one
 // LogAndApply runs at a time (the DB calls it from Open and from its single
 // background thread).
@@ -61,7 +62,7 @@ class VersionSet {
   //
   // REQUIRES: *mu held on entry; it is released while writing and syncing
   // the MANIFEST and held again on return. No other LogAndApply running.
-  absl::Status LogAndApply(VersionEdit* edit, absl::Mutex* mu)
+  absl::Status LogAndApply(VersionEdit* edit, Mutex* mu)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // Load the state named by CURRENT. A missing, empty or damaged CURRENT,
