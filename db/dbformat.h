@@ -109,9 +109,15 @@ class LookupKey {
   LookupKey(const LookupKey&) = delete;
   LookupKey& operator=(const LookupKey&) = delete;
 
-  std::string_view memtable_key() const { return {start_, end_ - start_}; }
-  std::string_view internal_key() const { return {kstart_, end_ - kstart_}; }
-  std::string_view user_key() const { return {kstart_, end_ - kstart_ - 8}; }
+  std::string_view memtable_key() const {
+    return {start_, static_cast<size_t>(end_ - start_)};
+  }
+  std::string_view internal_key() const {
+    return {kstart_, static_cast<size_t>(end_ - kstart_)};
+  }
+  std::string_view user_key() const {
+    return {kstart_, static_cast<size_t>(end_ - kstart_ - 8)};
+  }
 
  private:
   std::string buf_;

@@ -1,0 +1,109 @@
+#include "db/dbformat.h"
+
+#include <cstring>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "util/coding.h"
+
+namespace sift {
+
+void AppendInternalKey(std::string* result, std::string_view user_key,
+                       SequenceNumber seq, ValueType t) {
+  result->append(user_key.data(), user_key.size());
+  PutFixed64(result, PackSequenceAndType(seq, t));
+}
+
+bool ParseInternalKey(std::string_view internal_key,
+                      ParsedInternalKey* result) {
+  if (internal_key.size() < 8) return false;
+  const uint64_t tag =
+      DecodeFixed64(internal_key.data() + internal_key.size() - 8);
+  const uint8_t type = static_cast<uint8_t>(tag & 0xff);
+  if (type > kTypeValue) return false;
+  result->user_key = ExtractUserKey(internal_key);
+  result->sequence = tag >> 8;
+  result->type = static_cast<ValueType>(type);
+  return true;
+}
+
+int InternalKeyComparator::Compare(std::string_view a,
+                                   std::string_view b) const {
+  const int r = user_->Compare(ExtractUserKey(a), ExtractUserKey(b));
+  if (r != 0) return r;
+  // Same user key: the larger tag (newer sequence, then higher type) first.
+  const uint64_t atag = DecodeFixed64(a.data() + a.size() - 8);
+  const uint64_t btag = DecodeFixed64(b.data() + b.size() - 8);
+  if (atag > btag) return -1;
+  if (atag < btag) return 1;
+  return 0;
+}
+
+void InternalKeyComparator::FindShortestSeparator(
+    std::string* start, std::string_view limit) const {
+  const std::string_view user_start = ExtractUserKey(*start);
+  const std::string_view user_limit = ExtractUserKey(limit);
+  std::string shortened(user_start);
+  user_->FindShortestSeparator(&shortened, user_limit);
+  // Only a strictly shorter user key that sorts after the old one is worth
+  // using; the max tag makes it the first internal key of that user key, which
+  // still sorts after *start (its user key is larger) and before `limit`.
+  if (shortened.size() < user_start.size() &&
+      user_->Compare(user_start, shortened) < 0) {
+    PutFixed64(&shortened,
+               PackSequenceAndType(kMaxSequenceNumber, kValueTypeForSeek));
+    if (Compare(*start, shortened) < 0 && Compare(shortened, limit) < 0) {
+      start->swap(shortened);
+    }
+  }
+}
+
+void InternalKeyComparator::FindShortSuccessor(std::string* key) const {
+  const std::string_view user_key = ExtractUserKey(*key);
+  std::string successor(user_key);
+  user_->FindShortSuccessor(&successor);
+  if (successor.size() < user_key.size() &&
+      user_->Compare(user_key, successor) < 0) {
+    PutFixed64(&successor,
+               PackSequenceAndType(kMaxSequenceNumber, kValueTypeForSeek));
+    if (Compare(*key, successor) < 0) key->swap(successor);
+  }
+}
+
+bool InternalKey::DecodeFrom(std::string_view s) {
+  ParsedInternalKey parsed;
+  if (!ParseInternalKey(s, &parsed)) return false;
+  rep_.assign(s.data(), s.size());
+  return true;
+}
+
+std::string InternalKey::DebugString() const {
+  ParsedInternalKey parsed;
+  if (!ParseInternalKey(rep_, &parsed)) {
+    return absl::StrCat(
+        "(bad internal key) '",
+        absl::CHexEscape(absl::string_view(rep_.data(), rep_.size())), "'");
+  }
+  return absl::StrCat("'",
+                      absl::CHexEscape(absl::string_view(
+                          parsed.user_key.data(), parsed.user_key.size())),
+                      "' @ ", parsed.sequence, " : ",
+                      parsed.type == kTypeValue ? "value" : "deletion");
+}
+
+LookupKey::LookupKey(std::string_view user_key, SequenceNumber sequence) {
+  // Built once, at its final size, so the pointers into buf_ stay valid.
+  const size_t internal_size = user_key.size() + 8;
+  buf_.resize(VarintLength(internal_size) + internal_size);
+  char* p = buf_.data();
+  start_ = p;
+  p = EncodeVarint32(p, static_cast<uint32_t>(internal_size));
+  kstart_ = p;
+  if (!user_key.empty()) std::memcpy(p, user_key.data(), user_key.size());
+  p += user_key.size();
+  EncodeFixed64(p, PackSequenceAndType(sequence, kValueTypeForSeek));
+  p += 8;
+  end_ = p;
+}
+
+}  // namespace sift
