@@ -1,0 +1,481 @@
+// Env::Default(): files through POSIX system calls, one background thread,
+// the steady clock.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "sift/env.h"
+
+namespace sift {
+namespace {
+
+constexpr size_t kWritableBufferSize = 64 << 10;
+
+// strerror_r comes in two flavours (XSI returns int, GNU returns char*);
+// overloads pick the right way to read the result.
+[[maybe_unused]] const char* StrErrorResult(int rc, const char* buf) {
+  return rc == 0 ? buf : "Unknown error";
+}
+[[maybe_unused]] const char* StrErrorResult(const char* msg, const char*) {
+  return msg;
+}
+
+std::string ErrnoMessage(int err) {
+  char buf[256];
+  buf[0] = '\0';
+  return StrErrorResult(strerror_r(err, buf, sizeof(buf)), buf);
+}
+
+// "<context>: <OS message>" with the code the Env contract gives `err`.
+// `context` names the file (and the operation where that helps).
+absl::Status PosixError(std::string_view context, int err) {
+  std::string msg =
+      absl::StrCat(absl::string_view(context.data(), context.size()), ": ",
+                   ErrnoMessage(err));
+  switch (err) {
+    case ENOENT:
+      return absl::NotFoundError(msg);
+    case ENOSPC:
+      return absl::UnavailableError(msg);  // "No space left on device"
+    default:
+      return absl::InternalError(msg);
+  }
+}
+
+// Run a system call until it is not interrupted by a signal.
+template <typename F>
+auto RetryOnEintr(F call) {
+  for (;;) {
+    auto r = call();
+    if (r != -1 || errno != EINTR) return r;
+  }
+}
+
+int CloseFd(int fd) {
+  // close() must not be retried on EINTR on Linux: the descriptor is gone.
+  return ::close(fd);
+}
+
+class PosixSequentialFile final : public SequentialFile {
+ public:
+  PosixSequentialFile(std::string fname, int fd)
+      : fname_(std::move(fname)), fd_(fd) {}
+  ~PosixSequentialFile() override { CloseFd(fd_); }
+
+  absl::Status Read(size_t n, std::string_view* result,
+                    char* scratch) override {
+    size_t got = 0;
+    while (got < n) {
+      const ssize_t r =
+          RetryOnEintr([&] { return ::read(fd_, scratch + got, n - got); });
+      if (r < 0) {
+        *result = std::string_view();
+        return PosixError(fname_, errno);
+      }
+      if (r == 0) break;  // end of file
+      got += static_cast<size_t>(r);
+    }
+    *result = std::string_view(scratch, got);
+    return absl::OkStatus();
+  }
+
+  absl::Status Skip(uint64_t n) override {
+    // Seeking past the end is allowed; later reads then see end of file.
+    if (::lseek(fd_, static_cast<off_t>(n), SEEK_CUR) ==
+        static_cast<off_t>(-1)) {
+      return PosixError(fname_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::string fname_;
+  const int fd_;
+};
+
+class PosixRandomAccessFile final : public RandomAccessFile {
+ public:
+  PosixRandomAccessFile(std::string fname, int fd)
+      : fname_(std::move(fname)), fd_(fd) {}
+  ~PosixRandomAccessFile() override { CloseFd(fd_); }
+
+  absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                    char* scratch) const override {
+    size_t got = 0;
+    while (got < n) {
+      const ssize_t r = RetryOnEintr([&] {
+        return ::pread(fd_, scratch + got, n - got,
+                       static_cast<off_t>(offset + got));
+      });
+      if (r < 0) {
+        *result = std::string_view();
+        return PosixError(fname_, errno);
+      }
+      if (r == 0) break;  // end of file
+      got += static_cast<size_t>(r);
+    }
+    *result = std::string_view(scratch, got);
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::string fname_;
+  const int fd_;
+};
+
+// Appends collect in a 64 KiB buffer and reach the kernel on Flush, on Sync,
+// on Close, or when the buffer fills; an append larger than the buffer is
+// written directly.
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(std::string fname, int fd)
+      : fname_(std::move(fname)),
+        fd_(fd),
+        buf_(std::make_unique_for_overwrite<char[]>(kWritableBufferSize)) {}
+
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) {
+      // The owner dropped the file without Close: nobody is left to report a
+      // failure to, and losing unsynced data is within the contract.
+      Close().IgnoreError();
+    }
+  }
+
+  absl::Status Append(std::string_view data) override {
+    if (fd_ < 0) return ClosedError();
+    const size_t room = kWritableBufferSize - used_;
+    if (data.size() <= room) {
+      std::memcpy(buf_.get() + used_, data.data(), data.size());
+      used_ += data.size();
+      return absl::OkStatus();
+    }
+    // Top up the buffer, write it out, then buffer or write the rest.
+    std::memcpy(buf_.get() + used_, data.data(), room);
+    used_ += room;
+    data.remove_prefix(room);
+    if (absl::Status s = FlushBuffer(); !s.ok()) return s;
+    if (data.size() < kWritableBufferSize) {
+      std::memcpy(buf_.get(), data.data(), data.size());
+      used_ = data.size();
+      return absl::OkStatus();
+    }
+    return WriteAll(data);
+  }
+
+  absl::Status Flush() override {
+    if (fd_ < 0) return ClosedError();
+    return FlushBuffer();
+  }
+
+  absl::Status Sync() override {
+    if (fd_ < 0) return ClosedError();
+    if (absl::Status s = FlushBuffer(); !s.ok()) return s;
+    if (RetryOnEintr([&] { return ::fdatasync(fd_); }) != 0) {
+      return PosixError(absl::StrCat("fdatasync ", fname_), errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() override {
+    if (fd_ < 0) return ClosedError();
+    absl::Status s = FlushBuffer();
+    if (CloseFd(fd_) != 0 && s.ok()) s = PosixError(fname_, errno);
+    fd_ = -1;
+    return s;
+  }
+
+ private:
+  absl::Status ClosedError() const {
+    return absl::FailedPreconditionError(
+        absl::StrCat(fname_, ": file is already closed"));
+  }
+
+  absl::Status FlushBuffer() {
+    absl::Status s = WriteAll(std::string_view(buf_.get(), used_));
+    // Whatever happened, the buffer's bytes are not retried: a failed write
+    // leaves the file in an unknown state that the caller must handle.
+    used_ = 0;
+    return s;
+  }
+
+  absl::Status WriteAll(std::string_view data) {
+    while (!data.empty()) {
+      const ssize_t r =
+          RetryOnEintr([&] { return ::write(fd_, data.data(), data.size()); });
+      if (r < 0) return PosixError(fname_, errno);
+      data.remove_prefix(static_cast<size_t>(r));
+    }
+    return absl::OkStatus();
+  }
+
+  const std::string fname_;
+  int fd_;  // -1 once closed
+  std::unique_ptr<char[]> buf_;
+  size_t used_ = 0;
+};
+
+// Paths locked by this process. fcntl locks do not conflict between
+// descriptors of the same process, so without this set a second LockFile of
+// the same path from this process would succeed.
+class LockedPaths {
+ public:
+  bool Insert(const std::string& fname) {
+    absl::MutexLock lock(&mu_);
+    return paths_.insert(fname).second;
+  }
+  void Remove(const std::string& fname) {
+    absl::MutexLock lock(&mu_);
+    paths_.erase(fname);
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_set<std::string> paths_ ABSL_GUARDED_BY(mu_);
+};
+
+// Holds the fcntl lock until released; a lock dropped without UnlockFile is
+// released by its destructor so the path does not stay locked forever.
+class PosixFileLock final : public FileLock {
+ public:
+  PosixFileLock(LockedPaths* locked, std::string fname, int fd)
+      : locked_(locked), fname_(std::move(fname)), fd_(fd) {}
+  ~PosixFileLock() override {
+    if (fd_ >= 0) Release().IgnoreError();
+  }
+
+  absl::Status Release() {
+    struct flock f = {};
+    f.l_type = F_UNLCK;
+    f.l_whence = SEEK_SET;
+    absl::Status s;
+    if (RetryOnEintr([&] { return ::fcntl(fd_, F_SETLK, &f); }) != 0) {
+      s = PosixError(absl::StrCat("unlock ", fname_), errno);
+    }
+    CloseFd(fd_);
+    fd_ = -1;
+    locked_->Remove(fname_);
+    return s;
+  }
+
+ private:
+  LockedPaths* const locked_;
+  const std::string fname_;
+  int fd_;
+};
+
+// Runs scheduled work on one thread, in order. The thread starts with the
+// first Schedule and is never joined: Env::Default() lives for the process.
+class BackgroundThread {
+ public:
+  void Schedule(std::function<void()> work) {
+    absl::MutexLock lock(&mu_);
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { Run(); }).detach();
+    }
+    queue_.push_back(std::move(work));
+  }
+
+ private:
+  [[noreturn]] void Run() {
+    for (;;) {
+      std::function<void()> work;
+      {
+        absl::MutexLock lock(&mu_);
+        mu_.Await(absl::Condition(
+            +[](std::deque<std::function<void()>>* q) { return !q->empty(); },
+            &queue_));
+        work = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      work();
+    }
+  }
+
+  absl::Mutex mu_;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+};
+
+class PosixEnv final : public Env {
+ public:
+  absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& fname) override {
+    const int fd = RetryOnEintr(
+        [&] { return ::open(fname.c_str(), O_RDONLY | O_CLOEXEC); });
+    if (fd < 0) return PosixError(fname, errno);
+    return std::make_unique<PosixSequentialFile>(fname, fd);
+  }
+
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& fname) override {
+    const int fd = RetryOnEintr(
+        [&] { return ::open(fname.c_str(), O_RDONLY | O_CLOEXEC); });
+    if (fd < 0) return PosixError(fname, errno);
+    return std::make_unique<PosixRandomAccessFile>(fname, fd);
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& fname) override {
+    return OpenForWrite(fname, O_TRUNC);
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& fname) override {
+    return OpenForWrite(fname, O_APPEND);
+  }
+
+  bool FileExists(const std::string& fname) override {
+    return ::access(fname.c_str(), F_OK) == 0;
+  }
+
+  absl::StatusOr<std::vector<std::string>> GetChildren(
+      const std::string& dir) override {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return PosixError(dir, errno);
+    std::vector<std::string> names;
+    errno = 0;
+    while (const struct dirent* entry = ::readdir(d)) {
+      const std::string_view name(entry->d_name);
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+    const int err = errno;  // readdir returns nullptr at the end and on error
+    ::closedir(d);
+    if (err != 0) return PosixError(dir, err);
+    return names;
+  }
+
+  absl::Status RemoveFile(const std::string& fname) override {
+    if (::unlink(fname.c_str()) != 0) return PosixError(fname, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status CreateDir(const std::string& dir) override {
+    if (::mkdir(dir.c_str(), 0755) == 0) return absl::OkStatus();
+    const int err = errno;
+    struct stat st;
+    if (err == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return absl::OkStatus();
+    }
+    return PosixError(dir, err);
+  }
+
+  absl::Status RemoveDir(const std::string& dir) override {
+    if (::rmdir(dir.c_str()) != 0) return PosixError(dir, errno);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<uint64_t> GetFileSize(const std::string& fname) override {
+    struct stat st;
+    if (::stat(fname.c_str(), &st) != 0) return PosixError(fname, errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  absl::Status RenameFile(const std::string& src,
+                          const std::string& target) override {
+    if (::rename(src.c_str(), target.c_str()) != 0) {
+      return PosixError(absl::StrCat("rename ", src, " to ", target), errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status SyncDir(const std::string& dir) override {
+    const int fd = RetryOnEintr([&] {
+      return ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    });
+    if (fd < 0) return PosixError(dir, errno);
+    absl::Status s;
+    if (RetryOnEintr([&] { return ::fsync(fd); }) != 0) {
+      s = PosixError(absl::StrCat("fsync directory ", dir), errno);
+    }
+    CloseFd(fd);
+    return s;
+  }
+
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
+      const std::string& fname) override {
+    if (!locked_.Insert(fname)) {
+      return absl::InternalError(
+          absl::StrCat("lock ", fname, ": already held by this process"));
+    }
+    const int fd = RetryOnEintr([&] {
+      return ::open(fname.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    });
+    if (fd < 0) {
+      const int err = errno;
+      locked_.Remove(fname);
+      return PosixError(fname, err);
+    }
+    struct flock f = {};
+    f.l_type = F_WRLCK;
+    f.l_whence = SEEK_SET;
+    if (RetryOnEintr([&] { return ::fcntl(fd, F_SETLK, &f); }) != 0) {
+      const int err = errno;
+      CloseFd(fd);
+      locked_.Remove(fname);
+      return PosixError(absl::StrCat("lock ", fname), err);
+    }
+    return std::make_unique<PosixFileLock>(&locked_, fname, fd);
+  }
+
+  absl::Status UnlockFile(std::unique_ptr<FileLock> lock) override {
+    return static_cast<PosixFileLock*>(lock.get())->Release();
+  }
+
+  void Schedule(std::function<void()> work) override {
+    background_.Schedule(std::move(work));
+  }
+
+  uint64_t NowMicros() override {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+  }
+
+  void SleepForMicroseconds(int64_t micros) override {
+    std::this_thread::sleep_for(std::chrono::microseconds(micros));
+  }
+
+ private:
+  absl::StatusOr<std::unique_ptr<WritableFile>> OpenForWrite(
+      const std::string& fname, int mode_flag) {
+    const int fd = RetryOnEintr([&] {
+      return ::open(fname.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | mode_flag,
+                    0644);
+    });
+    if (fd < 0) return PosixError(fname, errno);
+    return std::make_unique<PosixWritableFile>(fname, fd);
+  }
+
+  LockedPaths locked_;
+  BackgroundThread background_;
+};
+
+}  // namespace
+
+Env* Env::Default() {
+  // Never destroyed: background work may still run while the process exits.
+  static PosixEnv* const kDefault = new PosixEnv;
+  return kDefault;
+}
+
+}  // namespace sift
