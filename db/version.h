@@ -118,7 +118,6 @@ class Version {
 
  private:
   friend class VersionSet;
-  friend class VersionBuilder;
 
   // Computes compaction_level_/score_. Called once before installing.
   void Finalize();

@@ -111,7 +111,7 @@ class VersionSet {
 
   // Add the numbers of the table files of every version still referenced
   // (the current one and any a reader or compaction still holds) to *live.
-  void AddLiveFiles(std::set<uint64_t>* live);
+  void AddLiveFiles(std::set<uint64_t>* live) const;
 
   // "files[ n0 n1 ... ]": the number of files per level.
   std::string LevelSummary() const;
@@ -119,9 +119,9 @@ class VersionSet {
  private:
   class Builder;
 
-  // Start a new MANIFEST (number manifest_file_number_) holding a record of
-  // the whole current state. Mutex not held (LogAndApply released it).
-  absl::Status WriteSnapshot(log::Writer* log) const;
+  // The MANIFEST record that describes the whole current state: comparator,
+  // compact pointers and every file. The head of each new MANIFEST.
+  std::string EncodeSnapshot() const;
   void AppendVersion(std::shared_ptr<Version> v);
   void SetupOtherInputs(Compaction* c);
   std::unique_ptr<Compaction> NewCompaction(int level);
@@ -145,12 +145,12 @@ class VersionSet {
 
   std::shared_ptr<const Version> current_;
   // Every version installed so far that may still be referenced; expired
-  // entries are pruned by AddLiveFiles and AppendVersion.
+  // entries are pruned by AppendVersion.
   std::vector<std::weak_ptr<const Version>> versions_;
 
   // Per level, the largest internal key of the last compaction there (empty:
   // start from the beginning): where the next compaction of the level starts.
-  std::array<std::string, config::kNumLevels> compact_pointer_;
+  std::array<InternalKey, config::kNumLevels> compact_pointer_;
 };
 
 }  // namespace sift

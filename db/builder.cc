@@ -1,0 +1,81 @@
+#include "db/builder.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "db/filename.h"
+#include "table/table_builder.h"
+
+namespace sift {
+
+namespace {
+
+// Open the finished table through the cache: proves that its footer, index
+// and filter read back. Under paranoid_checks, read every entry too.
+absl::Status VerifyTable(const Options& options, TableCache* table_cache,
+                         const FileMetaData& meta) {
+  std::unique_ptr<Iterator> it =
+      table_cache->NewIterator(ReadOptions(), meta.number, meta.file_size);
+  if (options.paranoid_checks) {
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    }
+  }
+  return it->status();
+}
+
+}  // namespace
+
+absl::Status BuildTable(const std::string& dbname, Env* env,
+                        const Options& options, TableCache* table_cache,
+                        Iterator* iter, FileMetaData* meta) {
+  meta->file_size = 0;
+  iter->SeekToFirst();
+  if (!iter->Valid()) return iter->status();  // nothing to write: no file
+
+  const std::string fname = TableFileName(dbname, meta->number);
+  absl::StatusOr<std::unique_ptr<WritableFile>> file =
+      env->NewWritableFile(fname);
+  if (!file.ok()) return file.status();
+
+  absl::Status s;
+  {
+    TableBuilder builder(table_cache->table_options(), file->get());
+    if (!meta->smallest.DecodeFrom(iter->key())) {
+      s = absl::DataLossError(
+          absl::StrCat(fname, ": input holds a malformed internal key"));
+    }
+    for (; s.ok() && iter->Valid(); iter->Next()) {
+      if (!meta->largest.DecodeFrom(iter->key())) {
+        s = absl::DataLossError(
+            absl::StrCat(fname, ": input holds a malformed internal key"));
+        break;
+      }
+      builder.Add(iter->key(), iter->value());
+    }
+    if (s.ok()) s = iter->status();
+    if (s.ok()) {
+      s = builder.Finish();
+      meta->file_size = builder.FileSize();
+    } else {
+      builder.Abandon();
+    }
+  }
+  if (s.ok()) s = (*file)->Sync();
+  if (s.ok()) {
+    s = (*file)->Close();
+  } else {
+    (*file)->Close().IgnoreError();  // the first error is the one to report
+  }
+  file->reset();
+  if (s.ok()) s = VerifyTable(options, table_cache, *meta);
+
+  if (!s.ok()) {
+    table_cache->Evict(meta->number);
+    env->RemoveFile(fname).IgnoreError();
+    meta->file_size = 0;
+  }
+  return s;
+}
+
+}  // namespace sift

@@ -1,0 +1,86 @@
+#include "db/compaction.h"
+
+#include <cassert>
+#include <utility>
+
+namespace sift {
+
+Compaction::Compaction(int level, std::shared_ptr<const Version> input_version,
+                       const InternalKeyComparator* icmp,
+                       uint64_t max_file_size)
+    : level_(level),
+      input_version_(std::move(input_version)),
+      icmp_(icmp),
+      max_output_file_size_(max_file_size) {}
+
+bool Compaction::IsTrivialMove() const {
+  uint64_t grandparent_bytes = 0;
+  for (const auto& f : grandparents_) grandparent_bytes += f->file_size;
+  // A moved file with a lot of grandparent overlap would make its next
+  // compaction very expensive; merging it now splits it up instead.
+  return num_input_files(0) == 1 && num_input_files(1) == 0 &&
+         grandparent_bytes <= MaxGrandParentOverlapBytes(max_output_file_size_);
+}
+
+void Compaction::MakeTrivialMoveEdit() {
+  assert(IsTrivialMove());
+  const FileMetaData& f = *inputs_[0][0];
+  edit_.RemoveFile(level_, f.number);
+  edit_.AddFile(level_ + 1, f);
+}
+
+void Compaction::AddInputDeletions(VersionEdit* edit) const {
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : inputs_[which]) {
+      edit->RemoveFile(level_ + which, f->number);
+    }
+  }
+}
+
+bool Compaction::IsBaseLevelForKey(std::string_view user_key) {
+  const Comparator* ucmp = icmp_->user_comparator();
+  for (int level = level_ + 2; level < config::kNumLevels; ++level) {
+    const FileList& files = input_version_->files(level);
+    size_t& ptr = level_ptrs_[level];
+    // Keys come in order, so files passed once stay passed.
+    while (ptr < files.size()) {
+      const FileMetaData& f = *files[ptr];
+      if (ucmp->Compare(user_key, f.largest.user_key()) <= 0) {
+        if (ucmp->Compare(user_key, f.smallest.user_key()) >= 0) return false;
+        break;
+      }
+      ++ptr;
+    }
+  }
+  return true;
+}
+
+bool Compaction::ShouldStopBefore(std::string_view internal_key) {
+  // Count the grandparent files that end before this key: the current output
+  // overlaps each of them entirely.
+  while (grandparent_index_ < grandparents_.size() &&
+         icmp_->Compare(internal_key,
+                        grandparents_[grandparent_index_]->largest.Encode()) >
+             0) {
+    if (seen_key_) {
+      overlapped_bytes_ += grandparents_[grandparent_index_]->file_size;
+    }
+    ++grandparent_index_;
+  }
+  seen_key_ = true;
+  if (overlapped_bytes_ > MaxGrandParentOverlapBytes(max_output_file_size_)) {
+    overlapped_bytes_ = 0;
+    return true;
+  }
+  return false;
+}
+
+uint64_t Compaction::TotalInputBytes() const {
+  uint64_t sum = 0;
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : inputs_[which]) sum += f->file_size;
+  }
+  return sum;
+}
+
+}  // namespace sift

@@ -1,0 +1,143 @@
+// VersionSet's choice of what to compact next.
+
+#include <utility>
+
+#include "db/version_set.h"
+
+namespace sift {
+
+namespace {
+
+// How many bytes one compaction may grow to when it takes in more files of
+// the compacted level for free (without more files of the next level).
+uint64_t ExpandedCompactionByteSizeLimit(uint64_t max_file_size) {
+  return 25 * max_file_size;
+}
+
+uint64_t TotalFileSize(const FileList& files) {
+  uint64_t sum = 0;
+  for (const auto& f : files) sum += f->file_size;
+  return sum;
+}
+
+// The smallest and largest internal keys of the files in `a` and `b`.
+// REQUIRES: at least one file.
+void GetRange(const InternalKeyComparator& icmp, const FileList& a,
+              const FileList& b, InternalKey* smallest, InternalKey* largest) {
+  bool first = true;
+  for (const FileList* files : {&a, &b}) {
+    for (const auto& f : *files) {
+      if (first || icmp.Compare(f->smallest.Encode(), smallest->Encode()) < 0) {
+        *smallest = f->smallest;
+      }
+      if (first || icmp.Compare(f->largest.Encode(), largest->Encode()) > 0) {
+        *largest = f->largest;
+      }
+      first = false;
+    }
+  }
+}
+
+}  // namespace
+
+bool VersionSet::NeedsCompaction() const {
+  return current_->compaction_score() >= 1;
+}
+
+std::unique_ptr<Compaction> VersionSet::NewCompaction(int level) {
+  return std::unique_ptr<Compaction>(
+      new Compaction(level, current_, icmp_, options_->max_file_size));
+}
+
+std::unique_ptr<Compaction> VersionSet::PickCompaction() {
+  const Version& v = *current_;
+  if (v.compaction_score() < 1) return nullptr;
+  const int level = v.compaction_level();
+  const FileList& files = v.files(level);
+
+  std::unique_ptr<Compaction> c = NewCompaction(level);
+  // Start with the first file past where the last compaction of this level
+  // ended, wrapping around: every key range gets its turn.
+  for (const auto& f : files) {
+    if (compact_pointer_[level].empty() ||
+        icmp_->Compare(f->largest.Encode(), compact_pointer_[level].Encode()) >
+            0) {
+      c->inputs_[0].push_back(f);
+      break;
+    }
+  }
+  if (c->inputs_[0].empty()) c->inputs_[0].push_back(files[0]);
+
+  if (level == 0) {
+    // Older versions of the chosen file's keys may sit in other level-0
+    // files; they must move down together, or a newer version would land
+    // below an older one.
+    InternalKey smallest;
+    InternalKey largest;
+    GetRange(*icmp_, c->inputs_[0], {}, &smallest, &largest);
+    v.GetOverlappingInputs(0, &smallest, &largest, &c->inputs_[0]);
+  }
+  SetupOtherInputs(c.get());
+  return c;
+}
+
+std::unique_ptr<Compaction> VersionSet::CompactRange(int level,
+                                                     const InternalKey* begin,
+                                                     const InternalKey* end) {
+  FileList inputs;
+  current_->GetOverlappingInputs(level, begin, end, &inputs);
+  if (inputs.empty()) return nullptr;
+  std::unique_ptr<Compaction> c = NewCompaction(level);
+  c->inputs_[0] = std::move(inputs);
+  SetupOtherInputs(c.get());
+  return c;
+}
+
+void VersionSet::SetupOtherInputs(Compaction* c) {
+  const Version& v = *current_;
+  const int level = c->level();
+  InternalKey smallest;
+  InternalKey largest;
+  GetRange(*icmp_, c->inputs_[0], {}, &smallest, &largest);
+  v.GetOverlappingInputs(level + 1, &smallest, &largest, &c->inputs_[1]);
+
+  InternalKey all_start;
+  InternalKey all_limit;
+  GetRange(*icmp_, c->inputs_[0], c->inputs_[1], &all_start, &all_limit);
+
+  // Take in more files of `level` if they fall inside the range of the
+  // level + 1 files already chosen: they ride along without adding any
+  // level + 1 input.
+  if (!c->inputs_[1].empty()) {
+    FileList expanded0;
+    v.GetOverlappingInputs(level, &all_start, &all_limit, &expanded0);
+    if (expanded0.size() > c->inputs_[0].size() &&
+        TotalFileSize(expanded0) + TotalFileSize(c->inputs_[1]) <
+            ExpandedCompactionByteSizeLimit(options_->max_file_size)) {
+      InternalKey new_start;
+      InternalKey new_limit;
+      GetRange(*icmp_, expanded0, {}, &new_start, &new_limit);
+      FileList expanded1;
+      v.GetOverlappingInputs(level + 1, &new_start, &new_limit, &expanded1);
+      if (expanded1.size() == c->inputs_[1].size()) {
+        smallest = new_start;
+        largest = new_limit;
+        c->inputs_[0] = std::move(expanded0);
+        c->inputs_[1] = std::move(expanded1);
+        GetRange(*icmp_, c->inputs_[0], c->inputs_[1], &all_start, &all_limit);
+      }
+    }
+  }
+
+  if (level + 2 < config::kNumLevels) {
+    v.GetOverlappingInputs(level + 2, &all_start, &all_limit,
+                           &c->grandparents_);
+  }
+
+  // The next compaction of this level starts after this one. Recorded in the
+  // edit too, so that it survives a reopen.
+  compact_pointer_[level] = largest;
+  c->edit_.SetCompactPointer(level, largest);
+}
+
+}  // namespace sift

@@ -1,0 +1,182 @@
+#include "db/table_cache.h"
+
+#include <utility>
+
+#include "db/filename.h"
+#include "table/iterators.h"
+#include "util/coding.h"
+
+namespace sift {
+
+namespace {
+
+// What the cache holds per open table. The deleter gives back the memory the
+// table was counted for.
+struct OpenTable {
+  std::unique_ptr<Table> table;
+  TableCache::Usage* usage;
+  size_t filter_bytes;
+  size_t index_bytes;
+};
+
+void DeleteOpenTable(std::string_view /*key*/, void* value) {
+  auto* entry = static_cast<OpenTable*>(value);
+  entry->usage->filter_bytes.fetch_sub(entry->filter_bytes,
+                                       std::memory_order_relaxed);
+  entry->usage->index_bytes.fetch_sub(entry->index_bytes,
+                                      std::memory_order_relaxed);
+  entry->usage->open_tables.fetch_sub(1, std::memory_order_relaxed);
+  delete entry;
+}
+
+// The cache key of a table: its file number, fixed 8 bytes.
+struct CacheKey {
+  explicit CacheKey(uint64_t file_number) { EncodeFixed64(buf, file_number); }
+  std::string_view view() const { return {buf, sizeof(buf)}; }
+  char buf[8];
+};
+
+// A table iterator that keeps its table pinned in the cache.
+class PinnedTableIterator final : public Iterator {
+ public:
+  PinnedTableIterator(TableCache::TableRef ref, const ReadOptions& options)
+      : ref_(std::move(ref)), iter_(ref_.table().NewIterator(options)) {}
+
+  bool Valid() const override { return iter_->Valid(); }
+  void SeekToFirst() override { iter_->SeekToFirst(); }
+  void SeekToLast() override { iter_->SeekToLast(); }
+  void Seek(std::string_view target) override { iter_->Seek(target); }
+  void Next() override { iter_->Next(); }
+  void Prev() override { iter_->Prev(); }
+  std::string_view key() const override { return iter_->key(); }
+  std::string_view value() const override { return iter_->value(); }
+  absl::Status status() const override { return iter_->status(); }
+
+ private:
+  // Declared first: destroyed after iter_, which reads from the table.
+  TableCache::TableRef ref_;
+  std::unique_ptr<Iterator> iter_;
+};
+
+}  // namespace
+
+TableCache::TableRef::TableRef(TableRef&& other) noexcept
+    : cache_(std::exchange(other.cache_, nullptr)),
+      handle_(std::exchange(other.handle_, nullptr)) {}
+
+TableCache::TableRef& TableCache::TableRef::operator=(
+    TableRef&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) cache_->Release(handle_);
+    cache_ = std::exchange(other.cache_, nullptr);
+    handle_ = std::exchange(other.handle_, nullptr);
+  }
+  return *this;
+}
+
+TableCache::TableRef::~TableRef() {
+  if (handle_ != nullptr) cache_->Release(handle_);
+}
+
+const Table& TableCache::TableRef::table() const {
+  return *static_cast<OpenTable*>(cache_->Value(handle_))->table;
+}
+
+TableCache::TableCache(std::string dbname, const Options& options,
+                       const InternalKeyComparator* icmp, Cache* block_cache,
+                       int max_open_tables)
+    : dbname_(std::move(dbname)),
+      env_(options.env != nullptr ? options.env : Env::Default()),
+      table_options_(MakeTableOptions(options, icmp, block_cache)),
+      cache_(NewLRUCache(static_cast<size_t>(max_open_tables))) {}
+
+TableCache::~TableCache() = default;
+
+TableOptions TableCache::MakeTableOptions(const Options& options,
+                                          const InternalKeyComparator* icmp,
+                                          Cache* block_cache) {
+  TableOptions t;
+  t.comparator = icmp;
+  // The filter covers user keys: a lookup at any snapshot hashes the same.
+  t.filter_key = &ExtractUserKey;
+  t.block_size = options.block_size;
+  t.block_restart_interval = options.block_restart_interval;
+  t.compression = options.compression;
+  t.filter_bits_per_key = options.filter_bits_per_key;
+  t.filter_kind = options.filter_kind;
+  t.block_cache = block_cache;
+  return t;
+}
+
+absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
+                                                           uint64_t file_size) {
+  const CacheKey key(file_number);
+  if (Cache::Handle* h = cache_->Lookup(key.view()); h != nullptr) {
+    return TableRef(cache_.get(), h);
+  }
+  // Two threads missing at once both open the table; the second Insert
+  // replaces the first entry, which is closed when its users let go.
+  const std::string fname = TableFileName(dbname_, file_number);
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
+      env_->NewRandomAccessFile(fname);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<std::unique_ptr<Table>> table =
+      Table::Open(table_options_, *std::move(file), file_size, fname);
+  if (!table.ok()) return table.status();
+
+  auto entry = std::make_unique<OpenTable>();
+  entry->table = *std::move(table);
+  entry->usage = &usage_;
+  entry->filter_bytes = entry->table->FilterMemoryUsage();
+  entry->index_bytes = entry->table->IndexMemoryUsage();
+  usage_.filter_bytes.fetch_add(entry->filter_bytes, std::memory_order_relaxed);
+  usage_.index_bytes.fetch_add(entry->index_bytes, std::memory_order_relaxed);
+  usage_.open_tables.fetch_add(1, std::memory_order_relaxed);
+  Cache::Handle* h =
+      cache_->Insert(key.view(), entry.release(), 1, &DeleteOpenTable);
+  return TableRef(cache_.get(), h);
+}
+
+absl::Status TableCache::Get(
+    const ReadOptions& options, uint64_t file_number, uint64_t file_size,
+    std::string_view internal_key,
+    absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+    ReadStats* stats) {
+  absl::StatusOr<TableRef> ref = FindTable(file_number, file_size);
+  if (!ref.ok()) return ref.status();
+  return ref->table().Get(options, internal_key, handle, stats);
+}
+
+std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
+                                                  uint64_t file_number,
+                                                  uint64_t file_size) {
+  absl::StatusOr<TableRef> ref = FindTable(file_number, file_size);
+  if (!ref.ok()) return NewEmptyIterator(ref.status());
+  return std::make_unique<PinnedTableIterator>(*std::move(ref), options);
+}
+
+void TableCache::Evict(uint64_t file_number) {
+  cache_->Erase(CacheKey(file_number).view());
+}
+
+size_t TableCache::FilterMemoryUsage() const {
+  return usage_.filter_bytes.load(std::memory_order_relaxed);
+}
+
+size_t TableCache::IndexMemoryUsage() const {
+  return usage_.index_bytes.load(std::memory_order_relaxed);
+}
+
+size_t TableCache::NumOpenTables() const {
+  return usage_.open_tables.load(std::memory_order_relaxed);
+}
+
+size_t TableCache::FilterMemoryUsageOf(uint64_t file_number) const {
+  Cache::Handle* h = cache_->Lookup(CacheKey(file_number).view());
+  if (h == nullptr) return 0;
+  const size_t bytes = static_cast<OpenTable*>(cache_->Value(h))->filter_bytes;
+  cache_->Release(h);
+  return bytes;
+}
+
+}  // namespace sift

@@ -1,0 +1,344 @@
+#include "db/version.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "table/iterators.h"
+#include "util/coding.h"
+
+namespace sift {
+
+namespace {
+
+uint64_t TotalFileSize(const FileList& files) {
+  uint64_t sum = 0;
+  for (const auto& f : files) sum += f->file_size;
+  return sum;
+}
+
+// True if user_key (nullptr: -infinity) is after every key of f.
+bool AfterFile(const Comparator* ucmp, const std::string_view* user_key,
+               const FileMetaData& f) {
+  return user_key != nullptr &&
+         ucmp->Compare(*user_key, f.largest.user_key()) > 0;
+}
+
+// True if user_key (nullptr: +infinity) is before every key of f.
+bool BeforeFile(const Comparator* ucmp, const std::string_view* user_key,
+                const FileMetaData& f) {
+  return user_key != nullptr &&
+         ucmp->Compare(*user_key, f.smallest.user_key()) < 0;
+}
+
+// Iterates over the files of a sorted, disjoint level: key() is a file's
+// largest key, value() its number and size (16 bytes). The second level of a
+// NewFileListIterator.
+class FileIndexIterator final : public Iterator {
+ public:
+  FileIndexIterator(const InternalKeyComparator* icmp, FileList files)
+      : icmp_(icmp), files_(std::move(files)), index_(files_.size()) {}
+
+  bool Valid() const override { return index_ < files_.size(); }
+  void Seek(std::string_view target) override {
+    index_ = FindFile(*icmp_, files_, target);
+  }
+  void SeekToFirst() override { index_ = 0; }
+  void SeekToLast() override {
+    index_ = files_.empty() ? 0 : files_.size() - 1;
+  }
+  void Next() override { ++index_; }
+  void Prev() override {
+    index_ = index_ == 0 ? files_.size() : index_ - 1;  // past the front
+  }
+  std::string_view key() const override {
+    return files_[index_]->largest.Encode();
+  }
+  std::string_view value() const override {
+    EncodeFixed64(value_buf_, files_[index_]->number);
+    EncodeFixed64(value_buf_ + 8, files_[index_]->file_size);
+    return {value_buf_, sizeof(value_buf_)};
+  }
+  absl::Status status() const override { return absl::OkStatus(); }
+
+ private:
+  const InternalKeyComparator* const icmp_;
+  const FileList files_;
+  size_t index_;  // files_.size(): not valid
+  mutable char value_buf_[16];
+};
+
+}  // namespace
+
+size_t FindFile(const InternalKeyComparator& icmp, const FileList& files,
+                std::string_view internal_key) {
+  size_t lo = 0;
+  size_t hi = files.size();
+  // Invariant: files before lo end before internal_key; files at or after hi
+  // end at or after it.
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (icmp.Compare(files[mid]->largest.Encode(), internal_key) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
+                           bool disjoint_sorted_files, const FileList& files,
+                           const std::string_view* smallest_user_key,
+                           const std::string_view* largest_user_key) {
+  const Comparator* ucmp = icmp.user_comparator();
+  if (!disjoint_sorted_files) {
+    for (const auto& f : files) {
+      if (!AfterFile(ucmp, smallest_user_key, *f) &&
+          !BeforeFile(ucmp, largest_user_key, *f)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  size_t index = 0;
+  if (smallest_user_key != nullptr) {
+    // The first internal key of the user key: finds the first file that can
+    // hold any version of it.
+    const InternalKey small(*smallest_user_key, kMaxSequenceNumber,
+                            kValueTypeForSeek);
+    index = FindFile(icmp, files, small.Encode());
+  }
+  if (index >= files.size()) return false;  // every file ends before the range
+  return !BeforeFile(ucmp, largest_user_key, *files[index]);
+}
+
+std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
+                                              const InternalKeyComparator* icmp,
+                                              const ReadOptions& options,
+                                              FileList files) {
+  return NewTwoLevelIterator(
+      std::make_unique<FileIndexIterator>(icmp, std::move(files)),
+      [table_cache, options](std::string_view file_value) {
+        if (file_value.size() != 16) {
+          return NewEmptyIterator(
+              absl::InternalError("file list entry of the wrong size"));
+        }
+        return table_cache->NewIterator(options,
+                                        DecodeFixed64(file_value.data()),
+                                        DecodeFixed64(file_value.data() + 8));
+      });
+}
+
+double MaxBytesForLevel(int level) {
+  double result = config::kLevel1MaxBytes;
+  for (int l = 2; l <= level; ++l) result *= config::kLevelSizeMultiplier;
+  return result;
+}
+
+Version::Version(TableCache* table_cache, const InternalKeyComparator* icmp,
+                 uint64_t max_file_size)
+    : table_cache_(table_cache), icmp_(icmp), max_file_size_(max_file_size) {}
+
+absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
+                          std::string* value, ReadStats* stats) const {
+  const Comparator* ucmp = icmp_->user_comparator();
+  const std::string_view user_key = key.user_key();
+  const std::string_view internal_key = key.internal_key();
+
+  enum class Outcome { kNotHere, kFound, kDeleted, kCorrupt };
+
+  // Probe one table; kNotHere means the search goes on to older tables.
+  auto probe = [&](const FileMetaData& f, Outcome* outcome) -> absl::Status {
+    if (stats != nullptr) ++stats->tables_probed;
+    *outcome = Outcome::kNotHere;
+    auto handle = [&](std::string_view found_key,
+                      std::string_view found_value) {
+      ParsedInternalKey parsed;
+      if (!ParseInternalKey(found_key, &parsed)) {
+        *outcome = Outcome::kCorrupt;
+        return true;
+      }
+      // The first entry >= the lookup key belongs to another user key: no
+      // version of the key at or before the snapshot is in this table.
+      if (ucmp->Compare(parsed.user_key, user_key) != 0) return false;
+      if (parsed.type == kTypeValue) {
+        value->assign(found_value.data(), found_value.size());
+        *outcome = Outcome::kFound;
+      } else {
+        *outcome = Outcome::kDeleted;
+      }
+      return true;
+    };
+    absl::Status s = table_cache_->Get(options, f.number, f.file_size,
+                                       internal_key, handle, stats);
+    if (s.ok() && *outcome == Outcome::kCorrupt) {
+      return absl::DataLossError(absl::StrFormat(
+          "table %06d.sst holds a malformed internal key", f.number));
+    }
+    return s;
+  };
+  auto answer = [](Outcome outcome) {
+    return outcome == Outcome::kFound ? absl::OkStatus()
+                                      : absl::NotFoundError("key deleted");
+  };
+
+  // Level 0: files may overlap; the newest (highest number) answers first.
+  std::vector<const FileMetaData*> candidates;
+  for (const auto& f : files_[0]) {
+    if (ucmp->Compare(user_key, f->smallest.user_key()) >= 0 &&
+        ucmp->Compare(user_key, f->largest.user_key()) <= 0) {
+      candidates.push_back(f.get());
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const FileMetaData* a, const FileMetaData* b) {
+              return a->number > b->number;
+            });
+  for (const FileMetaData* f : candidates) {
+    Outcome outcome;
+    if (absl::Status s = probe(*f, &outcome); !s.ok()) return s;
+    if (outcome != Outcome::kNotHere) return answer(outcome);
+  }
+
+  // Deeper levels: at most one file can hold the key.
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    const FileList& files = files_[level];
+    if (files.empty()) continue;
+    const size_t index = FindFile(*icmp_, files, internal_key);
+    if (index >= files.size()) continue;
+    const FileMetaData& f = *files[index];
+    if (ucmp->Compare(user_key, f.smallest.user_key()) < 0) continue;
+    Outcome outcome;
+    if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
+    if (outcome != Outcome::kNotHere) return answer(outcome);
+  }
+  return absl::NotFoundError("key not found");
+}
+
+void Version::AddIterators(
+    const ReadOptions& options,
+    std::vector<std::unique_ptr<Iterator>>* iters) const {
+  for (const auto& f : files_[0]) {
+    iters->push_back(
+        table_cache_->NewIterator(options, f->number, f->file_size));
+  }
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    if (!files_[level].empty()) {
+      iters->push_back(
+          NewFileListIterator(table_cache_, icmp_, options, files_[level]));
+    }
+  }
+}
+
+int64_t Version::NumLevelBytes(int level) const {
+  return static_cast<int64_t>(TotalFileSize(files_[level]));
+}
+
+bool Version::OverlapInLevel(int level,
+                             const std::string_view* smallest_user_key,
+                             const std::string_view* largest_user_key) const {
+  return SomeFileOverlapsRange(*icmp_, level > 0, files_[level],
+                               smallest_user_key, largest_user_key);
+}
+
+int Version::PickLevelForMemTableOutput(
+    std::string_view smallest_user_key,
+    std::string_view largest_user_key) const {
+  if (OverlapInLevel(0, &smallest_user_key, &largest_user_key)) return 0;
+  // Pushing a new table below level 0 saves compacting it there, as long as
+  // it does not land on top of data it should be merged with.
+  const InternalKey start(smallest_user_key, kMaxSequenceNumber,
+                          kValueTypeForSeek);
+  const InternalKey limit(largest_user_key, 0, kTypeDeletion);
+  int level = 0;
+  while (level < config::kMaxMemCompactLevel) {
+    if (OverlapInLevel(level + 1, &smallest_user_key, &largest_user_key)) {
+      break;
+    }
+    if (level + 2 < config::kNumLevels) {
+      FileList overlaps;
+      GetOverlappingInputs(level + 2, &start, &limit, &overlaps);
+      if (TotalFileSize(overlaps) >
+          MaxGrandParentOverlapBytes(max_file_size_)) {
+        break;
+      }
+    }
+    ++level;
+  }
+  return level;
+}
+
+void Version::GetOverlappingInputs(int level, const InternalKey* begin,
+                                   const InternalKey* end,
+                                   FileList* inputs) const {
+  inputs->clear();
+  const Comparator* ucmp = icmp_->user_comparator();
+  std::string user_begin;
+  std::string user_end;
+  if (begin != nullptr) user_begin = std::string(begin->user_key());
+  if (end != nullptr) user_end = std::string(end->user_key());
+  const FileList& files = files_[level];
+  for (size_t i = 0; i < files.size();) {
+    const FileMetaData& f = *files[i++];
+    const std::string_view file_start = f.smallest.user_key();
+    const std::string_view file_limit = f.largest.user_key();
+    if (begin != nullptr && ucmp->Compare(file_limit, user_begin) < 0) continue;
+    if (end != nullptr && ucmp->Compare(file_start, user_end) > 0) continue;
+    inputs->push_back(files[i - 1]);
+    if (level == 0) {
+      // Level-0 files overlap one another: if this file widens the range,
+      // start over so that files overlapping the wider range join too.
+      if (begin != nullptr && ucmp->Compare(file_start, user_begin) < 0) {
+        user_begin = std::string(file_start);
+        inputs->clear();
+        i = 0;
+      } else if (end != nullptr && ucmp->Compare(file_limit, user_end) > 0) {
+        user_end = std::string(file_limit);
+        inputs->clear();
+        i = 0;
+      }
+    }
+  }
+}
+
+void Version::Finalize() {
+  int best_level = -1;
+  double best_score = -1;
+  // The last level has nowhere to go.
+  for (int level = 0; level < config::kNumLevels - 1; ++level) {
+    double score;
+    if (level == 0) {
+      // Counted in files, not bytes: every level-0 file is one more table a
+      // read may have to probe.
+      score = static_cast<double>(files_[0].size()) /
+              static_cast<double>(config::kL0CompactionTrigger);
+    } else {
+      score =
+          static_cast<double>(NumLevelBytes(level)) / MaxBytesForLevel(level);
+    }
+    if (score > best_score) {
+      best_level = level;
+      best_score = score;
+    }
+  }
+  compaction_level_ = best_level;
+  compaction_score_ = best_score;
+}
+
+std::string Version::DebugString() const {
+  std::string r;
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    if (files_[level].empty()) continue;
+    absl::StrAppend(&r, "--- level ", level, " ---\n");
+    for (const auto& f : files_[level]) {
+      absl::StrAppend(&r, " ", f->number, ":", f->file_size, "[",
+                      f->smallest.DebugString(), " .. ",
+                      f->largest.DebugString(), "]\n");
+    }
+  }
+  return r;
+}
+
+}  // namespace sift

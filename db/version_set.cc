@@ -1,0 +1,426 @@
+#include "db/version_set.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "db/filename.h"
+#include "db/log_reader.h"
+
+namespace sift {
+
+// Applies a sequence of edits to a base version and produces the result.
+// Used by LogAndApply (one edit) and Recover (every edit of the MANIFEST).
+class VersionSet::Builder {
+ public:
+  Builder(const InternalKeyComparator* icmp, const Version* base)
+      : icmp_(icmp), base_(base) {}
+
+  void Apply(const VersionEdit& edit) {
+    for (const auto& [level, number] : edit.deleted_files()) {
+      levels_[level].deleted.insert(number);
+      levels_[level].added.erase(number);
+    }
+    for (const auto& [level, f] : edit.new_files()) {
+      levels_[level].deleted.erase(f.number);
+      levels_[level].added[f.number] = std::make_shared<const FileMetaData>(f);
+    }
+  }
+
+  // Fill v's files: the base's minus the deleted plus the added. Fails if
+  // the result is not a valid version (a file twice, overlapping files in a
+  // level >= 1), which only a damaged MANIFEST or a wrong edit can cause.
+  absl::Status SaveTo(Version* v) const {
+    std::set<uint64_t> seen;
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      const LevelState& state = levels_[level];
+      FileList& files = v->files_[level];
+      for (const auto& f : base_->files(level)) {
+        if (state.deleted.count(f->number) == 0 &&
+            state.added.count(f->number) == 0) {
+          files.push_back(f);
+        }
+      }
+      for (const auto& [number, f] : state.added) files.push_back(f);
+
+      if (level == 0) {
+        // Oldest first: the order the files were written in.
+        std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+          return a->number < b->number;
+        });
+      } else {
+        std::sort(
+            files.begin(), files.end(), [this](const auto& a, const auto& b) {
+              const int r =
+                  icmp_->Compare(a->smallest.Encode(), b->smallest.Encode());
+              return r != 0 ? r < 0 : a->number < b->number;
+            });
+      }
+      for (size_t i = 0; i < files.size(); ++i) {
+        const FileMetaData& f = *files[i];
+        if (!seen.insert(f.number).second) {
+          return absl::DataLossError(
+              absl::StrCat("table ", f.number, " is listed twice"));
+        }
+        if (f.smallest.empty() || f.largest.empty() ||
+            icmp_->Compare(f.smallest.Encode(), f.largest.Encode()) > 0) {
+          return absl::DataLossError(
+              absl::StrCat("table ", f.number, " has an invalid key range"));
+        }
+        if (level > 0 && i > 0 &&
+            icmp_->user_comparator()->Compare(files[i - 1]->largest.user_key(),
+                                              f.smallest.user_key()) >= 0) {
+          return absl::DataLossError(
+              absl::StrCat("tables ", files[i - 1]->number, " and ", f.number,
+                           " overlap in level ", level));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct LevelState {
+    std::set<uint64_t> deleted;
+    std::map<uint64_t, std::shared_ptr<const FileMetaData>> added;
+  };
+
+  const InternalKeyComparator* const icmp_;
+  const Version* const base_;
+  std::array<LevelState, config::kNumLevels> levels_;
+};
+
+VersionSet::VersionSet(std::string dbname, const Options* options,
+                       TableCache* table_cache,
+                       const InternalKeyComparator* icmp)
+    : dbname_(std::move(dbname)),
+      options_(options),
+      env_(options->env != nullptr ? options->env : Env::Default()),
+      table_cache_(table_cache),
+      icmp_(icmp) {
+  AppendVersion(
+      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size));
+}
+
+VersionSet::~VersionSet() {
+  if (descriptor_file_ != nullptr) {
+    // Every record was synced when written; closing only frees the handle.
+    descriptor_file_->Close().IgnoreError();
+  }
+}
+
+void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
+  v->Finalize();
+  std::erase_if(versions_, [](const std::weak_ptr<const Version>& w) {
+    return w.expired();
+  });
+  versions_.push_back(v);
+  current_ = std::move(v);
+}
+
+void VersionSet::MarkFileNumberUsed(uint64_t number) {
+  if (next_file_number_ <= number) next_file_number_ = number + 1;
+}
+
+void VersionSet::ReuseFileNumber(uint64_t number) {
+  if (next_file_number_ == number + 1) next_file_number_ = number;
+}
+
+void VersionSet::SetLastSequence(SequenceNumber s) {
+  assert(s >= last_sequence_);
+  last_sequence_ = s;
+}
+
+int VersionSet::NumLevelFiles(int level) const {
+  return current_->NumFiles(level);
+}
+
+int64_t VersionSet::NumLevelBytes(int level) const {
+  return current_->NumLevelBytes(level);
+}
+
+void VersionSet::AddLiveFiles(std::set<uint64_t>* live) const {
+  for (const auto& weak : versions_) {
+    const std::shared_ptr<const Version> v = weak.lock();
+    if (v == nullptr) continue;
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      for (const auto& f : v->files(level)) live->insert(f->number);
+    }
+  }
+}
+
+std::string VersionSet::LevelSummary() const {
+  std::string r = "files[";
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    absl::StrAppend(&r, " ", current_->NumFiles(level));
+  }
+  r += " ]";
+  return r;
+}
+
+std::string VersionSet::EncodeSnapshot() const {
+  VersionEdit edit;
+  edit.SetComparatorName(icmp_->user_comparator()->Name());
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    if (!compact_pointer_[level].empty()) {
+      edit.SetCompactPointer(level, compact_pointer_[level]);
+    }
+    for (const auto& f : current_->files(level)) edit.AddFile(level, *f);
+  }
+  std::string record;
+  edit.EncodeTo(&record);
+  return record;
+}
+
+absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
+  if (edit->log_number().has_value()) {
+    assert(*edit->log_number() >= log_number_);
+    assert(*edit->log_number() < next_file_number_);
+  } else {
+    edit->SetLogNumber(log_number_);
+  }
+  if (!edit->prev_log_number().has_value()) {
+    edit->SetPrevLogNumber(prev_log_number_);
+  }
+
+  auto v =
+      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size);
+  {
+    Builder builder(icmp_, current_.get());
+    builder.Apply(*edit);
+    if (absl::Status s = builder.SaveTo(v.get()); !s.ok()) {
+      return absl::InternalError(
+          absl::StrCat("invalid version edit: ", s.message()));
+    }
+  }
+
+  // Without an open MANIFEST, start a new one whose first record is the whole
+  // state before this edit; the edit follows it.
+  const bool new_manifest = descriptor_log_ == nullptr;
+  const uint64_t manifest_number =
+      new_manifest ? NewFileNumber() : manifest_file_number_;
+  edit->SetNextFile(next_file_number_);
+  edit->SetLastSequence(last_sequence_);
+  std::string snapshot;
+  if (new_manifest) snapshot = EncodeSnapshot();
+  std::string record;
+  edit->EncodeTo(&record);
+
+  // Write without the mutex: readers and writers go on meanwhile. Only
+  // LogAndApply touches descriptor_file_/descriptor_log_.
+  const std::string manifest_name =
+      DescriptorFileName(dbname_, manifest_number);
+  std::unique_ptr<WritableFile> new_file;
+  std::unique_ptr<log::Writer> new_log;
+  bool current_touched = false;
+  mu->Unlock();
+  absl::Status s;
+  if (new_manifest) {
+    absl::StatusOr<std::unique_ptr<WritableFile>> file =
+        env_->NewWritableFile(manifest_name);
+    s = file.status();
+    if (s.ok()) {
+      new_file = *std::move(file);
+      new_log = std::make_unique<log::Writer>(new_file.get());
+      s = new_log->AddRecord(snapshot);
+    }
+  }
+  WritableFile* file = new_manifest ? new_file.get() : descriptor_file_.get();
+  log::Writer* log = new_manifest ? new_log.get() : descriptor_log_.get();
+  if (s.ok()) s = log->AddRecord(record);
+  if (s.ok()) s = file->Sync();
+  if (s.ok() && new_manifest) {
+    current_touched = true;
+    s = SetCurrentFile(env_, dbname_, manifest_number);
+  }
+  mu->Lock();
+
+  if (!s.ok()) {
+    // Leave everything as it was. The MANIFEST written to may now end in a
+    // partial record: stop using it, and start afresh next time.
+    if (new_manifest) {
+      if (new_file != nullptr) new_file->Close().IgnoreError();
+      // Once CURRENT may have been replaced, the new MANIFEST must stay.
+      if (!current_touched) env_->RemoveFile(manifest_name).IgnoreError();
+    } else {
+      descriptor_log_.reset();
+      descriptor_file_->Close().IgnoreError();
+      descriptor_file_.reset();
+    }
+    return s;
+  }
+
+  if (new_manifest) {
+    if (descriptor_file_ != nullptr) descriptor_file_->Close().IgnoreError();
+    descriptor_file_ = std::move(new_file);
+    descriptor_log_ = std::move(new_log);
+    manifest_file_number_ = manifest_number;
+  }
+  for (const auto& [level, key] : edit->compact_pointers()) {
+    compact_pointer_[level] = key;
+  }
+  log_number_ = *edit->log_number();
+  prev_log_number_ = *edit->prev_log_number();
+  AppendVersion(std::move(v));
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Collects the first damage the log reader reports.
+class ManifestReporter final : public log::Reader::Reporter {
+ public:
+  void Corruption(size_t /*bytes*/, const absl::Status& status) override {
+    if (first_.ok()) first_ = status;
+  }
+  const absl::Status& first() const { return first_; }
+
+ private:
+  absl::Status first_;
+};
+
+absl::StatusOr<std::string> ReadSmallFile(Env* env, const std::string& fname) {
+  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
+      env->NewSequentialFile(fname);
+  if (!file.ok()) return file.status();
+  std::string contents;
+  char scratch[4096];
+  while (true) {
+    std::string_view chunk;
+    if (absl::Status s = (*file)->Read(sizeof(scratch), &chunk, scratch);
+        !s.ok()) {
+      return s;
+    }
+    if (chunk.empty()) break;
+    contents.append(chunk.data(), chunk.size());
+    // CURRENT holds one short line; anything huge is not a CURRENT file.
+    if (contents.size() > (1 << 16)) break;
+  }
+  return contents;
+}
+
+}  // namespace
+
+absl::Status VersionSet::Recover(bool* save_manifest) {
+  // CURRENT: "MANIFEST-NNNNNN\n".
+  const std::string current_name = CurrentFileName(dbname_);
+  absl::StatusOr<std::string> current = ReadSmallFile(env_, current_name);
+  if (!current.ok()) {
+    if (absl::IsNotFound(current.status())) {
+      return absl::DataLossError(
+          absl::StrCat(current_name, ": missing (", current.status().message(),
+                       "); the database cannot be opened without it"));
+    }
+    return current.status();
+  }
+  uint64_t manifest_number = 0;
+  FileType type;
+  if (current->empty() || current->back() != '\n' ||
+      !ParseFileName(std::string_view(*current).substr(0, current->size() - 1),
+                     &manifest_number, &type) ||
+      type != FileType::kDescriptorFile) {
+    return absl::DataLossError(absl::StrCat(
+        current_name, ": damaged (does not name a MANIFEST file)"));
+  }
+
+  const std::string manifest_name =
+      DescriptorFileName(dbname_, manifest_number);
+  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
+      env_->NewSequentialFile(manifest_name);
+  if (!file.ok()) {
+    if (absl::IsNotFound(file.status())) {
+      return absl::DataLossError(
+          absl::StrCat(manifest_name, ": missing, though CURRENT names it (",
+                       file.status().message(), ")"));
+    }
+    return file.status();
+  }
+
+  std::optional<uint64_t> log_number;
+  std::optional<uint64_t> prev_log_number;
+  std::optional<uint64_t> next_file;
+  std::optional<SequenceNumber> last_sequence;
+  bool have_comparator = false;
+  std::array<InternalKey, config::kNumLevels> compact_pointers;
+
+  Builder builder(icmp_, current_.get());
+  ManifestReporter reporter;
+  log::Reader reader(file->get(), &reporter, /*verify_checksums=*/true);
+  std::string_view record;
+  std::string scratch;
+  while (reader.ReadRecord(&record, &scratch)) {
+    VersionEdit edit;
+    if (absl::Status s = edit.DecodeFrom(record); !s.ok()) {
+      return absl::DataLossError(
+          absl::StrCat(manifest_name, ": record at offset ",
+                       reader.LastRecordOffset(), ": ", s.message()));
+    }
+    if (edit.comparator().has_value()) {
+      if (*edit.comparator() != icmp_->user_comparator()->Name()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            manifest_name, ": written with comparator ", *edit.comparator(),
+            ", opened with ", icmp_->user_comparator()->Name()));
+      }
+      have_comparator = true;
+    }
+    builder.Apply(edit);
+    for (const auto& [level, key] : edit.compact_pointers()) {
+      compact_pointers[level] = key;
+    }
+    if (edit.log_number()) log_number = edit.log_number();
+    if (edit.prev_log_number()) prev_log_number = edit.prev_log_number();
+    if (edit.next_file_number()) next_file = edit.next_file_number();
+    if (edit.last_sequence()) last_sequence = edit.last_sequence();
+  }
+  if (!reader.status().ok()) return reader.status();
+  if (!reporter.first().ok()) {
+    return absl::DataLossError(
+        absl::StrCat(manifest_name, ": ", reporter.first().message()));
+  }
+
+  const char* missing = nullptr;
+  if (!have_comparator) {
+    missing = "comparator name";
+  } else if (!log_number) {
+    missing = "log number";
+  } else if (!next_file) {
+    missing = "next file number";
+  } else if (!last_sequence) {
+    missing = "last sequence number";
+  }
+  if (missing != nullptr) {
+    return absl::DataLossError(
+        absl::StrCat(manifest_name, ": no ", missing, " entry"));
+  }
+
+  auto v =
+      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size);
+  if (absl::Status s = builder.SaveTo(v.get()); !s.ok()) {
+    return absl::DataLossError(absl::StrCat(manifest_name, ": ", s.message()));
+  }
+
+  // Commit: nothing below can fail.
+  AppendVersion(std::move(v));
+  compact_pointer_ = std::move(compact_pointers);
+  manifest_file_number_ = manifest_number;
+  next_file_number_ = *next_file;
+  last_sequence_ = *last_sequence;
+  log_number_ = *log_number;
+  prev_log_number_ = prev_log_number.value_or(0);
+  // A damaged counter must not hand out a number already in use.
+  MarkFileNumberUsed(manifest_number);
+  MarkFileNumberUsed(log_number_);
+  MarkFileNumberUsed(prev_log_number_);
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    for (const auto& f : current_->files(level)) MarkFileNumberUsed(f->number);
+  }
+  // Writes go to a new MANIFEST (started by the next LogAndApply) so that a
+  // damaged tail of the old one is never appended to.
+  *save_manifest = true;
+  return absl::OkStatus();
+}
+
+}  // namespace sift
