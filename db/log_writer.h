@@ -2,6 +2,7 @@
 #define SIFT_DB_LOG_WRITER_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -29,7 +30,8 @@ class Writer {
   absl::Status EmitFragment(RecordType type, const char* data, size_t n);
 
   WritableFile* dest_;
-  size_t block_offset_;  // bytes used in the current block
+  size_t block_offset_;   // bytes used in the current block
+  std::string fragment_;  // header + payload of the fragment being written
 };
 
 }  // namespace sift::log
