@@ -20,7 +20,9 @@ std::unique_ptr<Iterator> NewEmptyIterator(
     absl::Status status = absl::OkStatus());
 
 // Merges `children` (each sorted by `comparator`) into one sorted sequence.
-// Equal keys from different children are all yielded, the earlier child first.
+// Equal keys from different children are all yielded, the earlier child first
+// (going backward, the later child first). A child's error stops the merge:
+// the result is !Valid() from then on and status() reports the error.
 // `comparator` is not owned and must outlive the result.
 std::unique_ptr<Iterator> NewMergingIterator(
     const Comparator* comparator,
@@ -28,8 +30,11 @@ std::unique_ptr<Iterator> NewMergingIterator(
 
 // Iterates over the concatenation of the sequences that `make_second` builds
 // from each value of `index` (e.g. index entry -> data block, or file list
-// entry -> table). Empty or failed second-level iterators are skipped; errors
-// are reported by status().
+// entry -> table). Empty second-level iterators are skipped. An error from
+// the index or from a second-level iterator (including one built already
+// failed, e.g. NewEmptyIterator(error)) stops the iteration: the result is
+// !Valid() from then on and status() reports the first error, so no entry of
+// a failed block is silently left out.
 std::unique_ptr<Iterator> NewTwoLevelIterator(
     std::unique_ptr<Iterator> index,
     std::function<std::unique_ptr<Iterator>(std::string_view index_value)>

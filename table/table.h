@@ -40,13 +40,19 @@ class Table {
 
   // Point lookup. If the filter rules out filter_key(key), returns OK at once
   // with no I/O (counted as a filter negative) and does not call `handle`.
-  // Otherwise finds the first entry >= key and, if there is one, calls
+  // Otherwise finds the first entry >= key in one data block (see below) and,
+  // if there is one, calls
   // handle(entry_key, entry_value), which returns true iff that entry answers
   // the lookup; a filter "maybe" followed by false (or no entry) is counted as
   // a false positive. The views passed to `handle` live only for the call.
-  // Counters go to *stats when it is not nullptr: filter_negatives,
-  // filter_positives, filter_false_positives, block_cache_hits, block_reads,
-  // bytes_read.
+  // At most one data block is read: the one whose index separator is the
+  // first >= key, and only its entries are considered. So if key is after
+  // that block's last entry (but not after its separator), `handle` is not
+  // called although the next block holds entries > key. No entry sharing
+  // key's filter_key is missed this way provided the comparator's
+  // FindShortestSeparator either leaves the start key alone or returns a key
+  // whose filter_key is before the limit's (true of the bytewise comparator,
+  // and of an internal-key comparator that shortens only the user key).
   absl::Status Get(
       const ReadOptions& options, std::string_view key,
       absl::FunctionRef<bool(std::string_view, std::string_view)> handle,

@@ -1,0 +1,270 @@
+#include "table/block.h"
+
+#include <cassert>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "util/coding.h"
+
+namespace sift {
+namespace {
+
+// Decode the header of the entry at [p, limit): shared key bytes, key bytes
+// stored, value bytes. Returns the start of the stored key bytes, or nullptr
+// if the header or the bytes it announces run past `limit`.
+const char* DecodeEntry(const char* p, const char* limit, uint32_t* shared,
+                        uint32_t* non_shared, uint32_t* value_length) {
+  if ((p = GetVarint32Ptr(p, limit, shared)) == nullptr) return nullptr;
+  if ((p = GetVarint32Ptr(p, limit, non_shared)) == nullptr) return nullptr;
+  if ((p = GetVarint32Ptr(p, limit, value_length)) == nullptr) return nullptr;
+  const uint64_t need = uint64_t{*non_shared} + *value_length;
+  if (need > static_cast<uint64_t>(limit - p)) return nullptr;
+  return p;
+}
+
+}  // namespace
+
+// ---- Block ----
+
+Block::Block(BlockContents contents, uint64_t file_offset,
+             uint32_t restart_offset, uint32_t num_restarts)
+    : contents_(std::move(contents)),
+      file_offset_(file_offset),
+      restart_offset_(restart_offset),
+      num_restarts_(num_restarts) {}
+
+absl::StatusOr<std::unique_ptr<Block>> Block::Create(
+    BlockContents contents, uint64_t file_offset,
+    const std::string& file_name) {
+  auto bad = [&](std::string_view what) {
+    return absl::DataLossError(
+        absl::StrCat(file_name, ": block at offset ", file_offset, ": ",
+                     absl::string_view(what.data(), what.size())));
+  };
+  const size_t size = contents.size;
+  if (size < sizeof(uint32_t)) return bad("too short for a restart count");
+  if (size > UINT32_MAX) return bad("larger than 4 GiB");
+  const char* data = contents.data.get();
+  const uint32_t num_restarts = DecodeFixed32(data + size - sizeof(uint32_t));
+  const size_t max_restarts = (size - sizeof(uint32_t)) / sizeof(uint32_t);
+  if (num_restarts == 0 || num_restarts > max_restarts) {
+    return bad("bad restart count");
+  }
+  const auto restart_offset = static_cast<uint32_t>(
+      size - sizeof(uint32_t) * (uint64_t{num_restarts} + 1));
+  // Restart points must start at 0 and increase strictly inside the entries
+  // (an empty block has the single restart 0 == restart_offset); the
+  // iterator's binary search relies on this order.
+  uint32_t previous = 0;
+  for (uint32_t i = 0; i < num_restarts; ++i) {
+    const uint32_t r = DecodeFixed32(data + restart_offset + 4 * i);
+    const bool ok =
+        i == 0 ? (r == 0 && (r < restart_offset ||
+                             (restart_offset == 0 && num_restarts == 1)))
+               : (r > previous && r < restart_offset);
+    if (!ok) return bad("bad restart array");
+    previous = r;
+  }
+  return std::unique_ptr<Block>(new Block(std::move(contents), file_offset,
+                                          restart_offset, num_restarts));
+}
+
+std::unique_ptr<BlockIterator> Block::NewIterator(
+    const Comparator* comparator, const std::string* file_name) const {
+  return std::make_unique<BlockIterator>(this, comparator, file_name);
+}
+
+// ---- BlockRef ----
+
+BlockRef BlockRef::Owned(std::unique_ptr<Block> block) {
+  BlockRef ref;
+  ref.block_ = block.get();
+  ref.owned_ = std::move(block);
+  return ref;
+}
+
+BlockRef BlockRef::Cached(Cache* cache, Cache::Handle* handle) {
+  BlockRef ref;
+  ref.block_ = static_cast<const Block*>(cache->Value(handle));
+  ref.cache_ = cache;
+  ref.handle_ = handle;
+  return ref;
+}
+
+BlockRef BlockRef::Borrowed(const Block* block) {
+  BlockRef ref;
+  ref.block_ = block;
+  return ref;
+}
+
+BlockRef::BlockRef(BlockRef&& other) noexcept
+    : block_(std::exchange(other.block_, nullptr)),
+      owned_(std::move(other.owned_)),
+      cache_(std::exchange(other.cache_, nullptr)),
+      handle_(std::exchange(other.handle_, nullptr)) {}
+
+BlockRef& BlockRef::operator=(BlockRef&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    block_ = std::exchange(other.block_, nullptr);
+    owned_ = std::move(other.owned_);
+    cache_ = std::exchange(other.cache_, nullptr);
+    handle_ = std::exchange(other.handle_, nullptr);
+  }
+  return *this;
+}
+
+BlockRef::~BlockRef() { Reset(); }
+
+void BlockRef::Reset() {
+  if (handle_ != nullptr) cache_->Release(handle_);
+  handle_ = nullptr;
+  cache_ = nullptr;
+  owned_.reset();
+  block_ = nullptr;
+}
+
+// ---- BlockIterator ----
+
+BlockIterator::BlockIterator(const Block* block, const Comparator* comparator,
+                             const std::string* file_name)
+    : data_(block->contents_.data.get()),
+      restart_offset_(block->restart_offset_),
+      num_restarts_(block->num_restarts_),
+      block_file_offset_(block->file_offset_),
+      comparator_(comparator),
+      file_name_(file_name),
+      current_(restart_offset_),
+      next_(restart_offset_),
+      restart_index_(num_restarts_) {}
+
+uint32_t BlockIterator::RestartOffset(uint32_t index) const {
+  assert(index < num_restarts_);
+  return DecodeFixed32(data_ + restart_offset_ + 4 * index);
+}
+
+void BlockIterator::MarkInvalid() {
+  current_ = restart_offset_;
+  next_ = restart_offset_;
+  restart_index_ = num_restarts_;
+  key_.clear();
+  value_ = {};
+}
+
+void BlockIterator::Corrupt(uint32_t entry_offset) {
+  MarkInvalid();
+  if (status_.ok()) {
+    status_ = absl::DataLossError(absl::StrCat(
+        file_name_ != nullptr ? *file_name_ : std::string("<block>"),
+        ": block at offset ", block_file_offset_, ": bad entry at byte ",
+        entry_offset));
+  }
+}
+
+void BlockIterator::SeekToRestartPoint(uint32_t index) {
+  key_.clear();
+  value_ = {};
+  restart_index_ = index;
+  next_ = RestartOffset(index);
+}
+
+bool BlockIterator::ParseNextEntry() {
+  current_ = next_;
+  if (current_ >= restart_offset_) {
+    MarkInvalid();
+    return false;
+  }
+  const char* limit = data_ + restart_offset_;
+  uint32_t shared, non_shared, value_length;
+  const char* p =
+      DecodeEntry(data_ + current_, limit, &shared, &non_shared, &value_length);
+  while (restart_index_ + 1 < num_restarts_ &&
+         RestartOffset(restart_index_ + 1) <= current_) {
+    ++restart_index_;
+  }
+  const bool at_restart = RestartOffset(restart_index_) == current_;
+  // A restart entry stores its whole key; other entries may share no more
+  // than the key before them holds.
+  if (p == nullptr || shared > key_.size() || (at_restart && shared != 0)) {
+    Corrupt(current_);
+    return false;
+  }
+  key_.resize(shared);
+  key_.append(p, non_shared);
+  value_ = std::string_view(p + non_shared, value_length);
+  next_ = static_cast<uint32_t>((p + non_shared + value_length) - data_);
+  return true;
+}
+
+bool BlockIterator::RestartKey(uint32_t index, std::string_view* key) {
+  const uint32_t offset = RestartOffset(index);
+  uint32_t shared, non_shared, value_length;
+  const char* p = DecodeEntry(data_ + offset, data_ + restart_offset_, &shared,
+                              &non_shared, &value_length);
+  if (p == nullptr || shared != 0) {
+    Corrupt(offset);
+    return false;
+  }
+  *key = std::string_view(p, non_shared);
+  return true;
+}
+
+void BlockIterator::SeekToFirst() {
+  if (!status_.ok()) return;
+  if (restart_offset_ == 0) return MarkInvalid();
+  SeekToRestartPoint(0);
+  ParseNextEntry();
+}
+
+void BlockIterator::SeekToLast() {
+  if (!status_.ok()) return;
+  if (restart_offset_ == 0) return MarkInvalid();
+  SeekToRestartPoint(num_restarts_ - 1);
+  while (ParseNextEntry() && next_ < restart_offset_) {
+  }
+}
+
+void BlockIterator::Seek(std::string_view target) {
+  if (!status_.ok()) return;
+  if (restart_offset_ == 0) return MarkInvalid();
+  // Find the last restart point whose key is < target; the answer is at or
+  // after it. Invariant: key(left) < target or left == 0, and every restart
+  // after right has a key >= target.
+  uint32_t left = 0;
+  uint32_t right = num_restarts_ - 1;
+  while (left < right) {
+    const uint32_t mid = left + (right - left + 1) / 2;
+    std::string_view mid_key;
+    if (!RestartKey(mid, &mid_key)) return;
+    if (comparator_->Compare(mid_key, target) < 0) {
+      left = mid;
+    } else {
+      right = mid - 1;
+    }
+  }
+  SeekToRestartPoint(left);
+  while (ParseNextEntry()) {
+    if (comparator_->Compare(key_, target) >= 0) return;
+  }
+}
+
+void BlockIterator::Next() {
+  assert(Valid());
+  ParseNextEntry();
+}
+
+void BlockIterator::Prev() {
+  assert(Valid());
+  const uint32_t original = current_;
+  // Back up to the last restart point strictly before the current entry, then
+  // scan forward to the entry just before it.
+  while (RestartOffset(restart_index_) >= original) {
+    if (restart_index_ == 0) return MarkInvalid();
+    --restart_index_;
+  }
+  SeekToRestartPoint(restart_index_);
+  while (ParseNextEntry() && next_ < original) {
+  }
+}
+
+}  // namespace sift

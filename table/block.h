@@ -1,0 +1,143 @@
+#ifndef SIFT_TABLE_BLOCK_H_
+#define SIFT_TABLE_BLOCK_H_
+
+// A parsed block (doc/table_format.md, "Blocks") and the iterator over it.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sift/iterator.h"
+#include "table/format.h"
+#include "util/cache.h"
+#include "util/comparator.h"
+
+namespace sift {
+
+class BlockIterator;
+
+// The immutable contents of one block, owned, with the restart array located
+// and checked. Entries are decoded lazily by iterators, which check every
+// length, so damaged entries surface as iterator errors, never as reads out
+// of bounds.
+//
+// Thread safety: immutable after Create; safe for concurrent use.
+class Block {
+ public:
+  // Take `contents` and validate the restart array: a count that fits, the
+  // first restart at 0, every restart strictly after the previous one and
+  // inside the entries. Damage: absl::DataLossError naming `file_name` and
+  // `file_offset` (both only label errors).
+  static absl::StatusOr<std::unique_ptr<Block>> Create(
+      BlockContents contents, uint64_t file_offset,
+      const std::string& file_name);
+
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+  // Bytes of the uncompressed contents (the block cache charge).
+  size_t size() const { return contents_.size; }
+  uint64_t file_offset() const { return file_offset_; }
+  uint32_t num_restarts() const { return num_restarts_; }
+
+  // An iterator over the block in `comparator`'s order. Neither the block,
+  // nor `comparator`, nor `file_name` (labels errors; may be nullptr) are
+  // owned; all must outlive the iterator.
+  std::unique_ptr<BlockIterator> NewIterator(
+      const Comparator* comparator, const std::string* file_name) const;
+
+ private:
+  friend class BlockIterator;
+  Block(BlockContents contents, uint64_t file_offset, uint32_t restart_offset,
+        uint32_t num_restarts);
+
+  BlockContents contents_;
+  uint64_t file_offset_;
+  uint32_t restart_offset_;  // where the restart array starts = end of entries
+  uint32_t num_restarts_;    // >= 1
+};
+
+// Keeps a Block alive for as long as it is held: owns it, pins it in a cache,
+// or merely points at a block someone else keeps alive. Move-only.
+class BlockRef {
+ public:
+  BlockRef() = default;
+  static BlockRef Owned(std::unique_ptr<Block> block);
+  // Takes over one pin of `handle`, whose value is a Block*.
+  static BlockRef Cached(Cache* cache, Cache::Handle* handle);
+  static BlockRef Borrowed(const Block* block);
+
+  BlockRef(BlockRef&& other) noexcept;
+  BlockRef& operator=(BlockRef&& other) noexcept;
+  ~BlockRef();
+
+  const Block* get() const { return block_; }
+
+ private:
+  void Reset();
+
+  const Block* block_ = nullptr;
+  std::unique_ptr<Block> owned_;
+  Cache* cache_ = nullptr;
+  Cache::Handle* handle_ = nullptr;
+};
+
+// Iterates over one block. Seek binary-searches the restart points, then
+// scans forward; Prev rescans from the restart point before the current entry.
+// A damaged entry makes the iterator !Valid() with an absl::DataLossError.
+//
+// Thread safety: not safe for concurrent use.
+class BlockIterator final : public Iterator {
+ public:
+  BlockIterator(const Block* block, const Comparator* comparator,
+                const std::string* file_name);
+
+  // Keep `ref` (the block this iterates over) alive as long as the iterator.
+  void Pin(BlockRef ref) { pin_ = std::move(ref); }
+
+  bool Valid() const override { return current_ < restart_offset_; }
+  void SeekToFirst() override;
+  void SeekToLast() override;
+  void Seek(std::string_view target) override;
+  void Next() override;
+  void Prev() override;
+  std::string_view key() const override { return key_; }
+  std::string_view value() const override { return value_; }
+  absl::Status status() const override { return status_; }
+
+ private:
+  uint32_t RestartOffset(uint32_t index) const;
+  void SeekToRestartPoint(uint32_t index);
+  // Decode the entry at next_ into key_/value_; false at the end or on damage.
+  bool ParseNextEntry();
+  // The full key stored at restart point `index`; false on damage.
+  bool RestartKey(uint32_t index, std::string_view* key);
+  void MarkInvalid();
+  void Corrupt(uint32_t entry_offset);
+
+  const char* const data_;
+  const uint32_t restart_offset_;
+  const uint32_t num_restarts_;
+  const uint64_t block_file_offset_;
+  const Comparator* const comparator_;
+  const std::string* const file_name_;
+
+  // Offset of the current entry; restart_offset_ when not Valid().
+  uint32_t current_;
+  // Offset just past the current entry.
+  uint32_t next_;
+  // Index of the restart point at or before current_.
+  uint32_t restart_index_;
+  std::string key_;
+  std::string_view value_;
+  absl::Status status_;
+  BlockRef pin_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_BLOCK_H_

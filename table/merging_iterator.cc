@@ -1,0 +1,189 @@
+// The merging iterator: a k-way merge of sorted children.
+//
+// Order: entries are yielded sorted by (key, child index), so equal keys from
+// different children come out earlier child first going forward, and in the
+// mirror order going backward. Children are scanned linearly to find the next
+// entry: the DB merges a few memtables and level-0 tables plus one iterator
+// per deeper level, a number small enough that a scan of the children beats a
+// heap's bookkeeping.
+//
+// Invariant while Valid(): in the forward direction every child is positioned
+// at its first entry after the current one in (key, child) order, or at the
+// current one (the current child); backward, at its last entry before it.
+
+#include <cassert>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "table/iterators.h"
+
+namespace sift {
+namespace {
+
+class MergingIterator final : public Iterator {
+ public:
+  MergingIterator(const Comparator* comparator,
+                  std::vector<std::unique_ptr<Iterator>> children)
+      : comparator_(comparator), children_(std::move(children)) {}
+
+  bool Valid() const override { return current_ != nullptr; }
+
+  void SeekToFirst() override {
+    if (!status_.ok()) return;
+    for (size_t i = 0; i < children_.size(); ++i) {
+      children_[i]->SeekToFirst();
+      if (!CheckChild(i)) return;
+    }
+    direction_ = kForward;
+    FindSmallest();
+  }
+
+  void SeekToLast() override {
+    if (!status_.ok()) return;
+    for (size_t i = 0; i < children_.size(); ++i) {
+      children_[i]->SeekToLast();
+      if (!CheckChild(i)) return;
+    }
+    direction_ = kReverse;
+    FindLargest();
+  }
+
+  void Seek(std::string_view target) override {
+    if (!status_.ok()) return;
+    for (size_t i = 0; i < children_.size(); ++i) {
+      children_[i]->Seek(target);
+      if (!CheckChild(i)) return;
+    }
+    direction_ = kForward;
+    FindSmallest();
+  }
+
+  void Next() override {
+    assert(Valid());
+    if (direction_ != kForward) {
+      // Children other than the current one sit before it; move each to its
+      // first entry after (key(), current child).
+      const std::string saved(current_->key());
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (i == current_index_) continue;
+        Iterator* child = children_[i].get();
+        child->Seek(saved);
+        if (i < current_index_) {
+          // An equal key in an earlier child comes before the current entry.
+          while (child->Valid() &&
+                 comparator_->Compare(child->key(), saved) == 0) {
+            child->Next();
+          }
+        }
+        if (!CheckChild(i)) return;
+      }
+      direction_ = kForward;
+    }
+    current_->Next();
+    if (!CheckChild(current_index_)) return;
+    FindSmallest();
+  }
+
+  void Prev() override {
+    assert(Valid());
+    if (direction_ != kReverse) {
+      // Children other than the current one sit after it; move each to its
+      // last entry before (key(), current child).
+      const std::string saved(current_->key());
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (i == current_index_) continue;
+        Iterator* child = children_[i].get();
+        child->Seek(saved);
+        if (!CheckChild(i)) return;
+        // An equal key in an earlier child comes before the current entry and
+        // stays; anything else at or after `saved` is stepped back over.
+        const bool keep = i < current_index_ && child->Valid() &&
+                          comparator_->Compare(child->key(), saved) == 0;
+        if (keep) continue;
+        if (child->Valid()) {
+          child->Prev();
+        } else {
+          child->SeekToLast();
+        }
+        if (!CheckChild(i)) return;
+      }
+      direction_ = kReverse;
+    }
+    current_->Prev();
+    if (!CheckChild(current_index_)) return;
+    FindLargest();
+  }
+
+  std::string_view key() const override {
+    assert(Valid());
+    return current_->key();
+  }
+  std::string_view value() const override {
+    assert(Valid());
+    return current_->value();
+  }
+  absl::Status status() const override { return status_; }
+
+ private:
+  enum Direction { kForward, kReverse };
+
+  // After child i moved: if it stopped on an error, the whole merge stops
+  // there (skipping a failed child would silently drop its entries).
+  bool CheckChild(size_t i) {
+    Iterator* child = children_[i].get();
+    if (child->Valid()) return true;
+    absl::Status s = child->status();
+    if (s.ok()) return true;
+    status_ = std::move(s);
+    current_ = nullptr;
+    return false;
+  }
+
+  // Ties go to the earliest child.
+  void FindSmallest() {
+    current_ = nullptr;
+    for (size_t i = 0; i < children_.size(); ++i) {
+      Iterator* child = children_[i].get();
+      if (!child->Valid()) continue;
+      if (current_ == nullptr ||
+          comparator_->Compare(child->key(), current_->key()) < 0) {
+        current_ = child;
+        current_index_ = i;
+      }
+    }
+  }
+
+  // Ties go to the latest child: the mirror image of the forward order.
+  void FindLargest() {
+    current_ = nullptr;
+    for (size_t i = children_.size(); i-- > 0;) {
+      Iterator* child = children_[i].get();
+      if (!child->Valid()) continue;
+      if (current_ == nullptr ||
+          comparator_->Compare(child->key(), current_->key()) > 0) {
+        current_ = child;
+        current_index_ = i;
+      }
+    }
+  }
+
+  const Comparator* const comparator_;
+  std::vector<std::unique_ptr<Iterator>> children_;
+  Iterator* current_ = nullptr;
+  size_t current_index_ = 0;
+  Direction direction_ = kForward;
+  absl::Status status_;  // first child error met; sticky
+};
+
+}  // namespace
+
+std::unique_ptr<Iterator> NewMergingIterator(
+    const Comparator* comparator,
+    std::vector<std::unique_ptr<Iterator>> children) {
+  if (children.empty()) return NewEmptyIterator();
+  if (children.size() == 1) return std::move(children[0]);
+  return std::make_unique<MergingIterator>(comparator, std::move(children));
+}
+
+}  // namespace sift

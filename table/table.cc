@@ -1,0 +1,289 @@
+#include "table/table.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "filter/filter.h"
+#include "table/block.h"
+#include "table/format.h"
+#include "table/iterators.h"
+#include "table/table_properties.h"
+#include "util/coding.h"
+
+namespace sift {
+namespace {
+
+// Bytes read from the end of the file at Open. Tables of the default 2 MiB
+// keep footer, index, properties and a 10 bits/key filter well inside this,
+// so Open costs one read; larger tails cost one more.
+constexpr size_t kTailReadSize = 64 << 10;
+
+void DeleteCachedBlock(std::string_view /*key*/, void* value) {
+  delete static_cast<Block*>(value);
+}
+
+}  // namespace
+
+struct Table::Rep {
+  TableOptions options;
+  std::unique_ptr<RandomAccessFile> file;
+  std::string file_name;
+  uint64_t file_size = 0;
+  uint64_t cache_id = 0;
+  // Data blocks occupy [0, data_end); the meta blocks and footer follow.
+  uint64_t data_end = 0;
+  TableProperties properties;
+  std::unique_ptr<Block> index;
+  std::unique_ptr<FilterReader> filter;  // nullptr: no filter
+
+  std::string_view FilterKey(std::string_view key) const {
+    return options.filter_key != nullptr ? options.filter_key(key) : key;
+  }
+
+  absl::Status Corruption(std::string_view what) const {
+    return absl::DataLossError(absl::StrCat(
+        file_name, ": ", absl::string_view(what.data(), what.size())));
+  }
+
+  // The data block named by an index entry's value: from the block cache, or
+  // read (and cached unless !fill_cache). Counts into *stats if not nullptr.
+  absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
+                                        std::string_view index_value,
+                                        ReadStats* stats) const;
+};
+
+absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
+                                                  std::string_view index_value,
+                                                  ReadStats* stats) const {
+  BlockHandle handle;
+  std::string_view input = index_value;
+  uint64_t end;
+  if (!handle.DecodeFrom(&input) || !input.empty() ||
+      !handle.EndWithTrailer(&end) || end > data_end) {
+    return Corruption("bad data block handle in the index");
+  }
+  Cache* const cache = options.block_cache;
+  char cache_key[16];
+  if (cache != nullptr) {
+    EncodeFixed64(cache_key, cache_id);
+    EncodeFixed64(cache_key + 8, handle.offset);
+    Cache::Handle* h = cache->Lookup(std::string_view(cache_key, 16));
+    if (h != nullptr) {
+      if (stats != nullptr) stats->block_cache_hits++;
+      return BlockRef::Cached(cache, h);
+    }
+  }
+  const bool fill = cache != nullptr && ro.fill_cache;
+  if (stats != nullptr) {
+    stats->block_reads++;
+    stats->bytes_read += handle.size + kBlockTrailerSize;
+  }
+  // A block that goes into the cache is always verified, so that a later
+  // read asking for verification never gets an unchecked block from it.
+  absl::StatusOr<BlockContents> contents =
+      ReadBlock(*file, handle, ro.verify_checksums || fill, file_name);
+  if (!contents.ok()) return contents.status();
+  absl::StatusOr<std::unique_ptr<Block>> block =
+      Block::Create(*std::move(contents), handle.offset, file_name);
+  if (!block.ok()) return block.status();
+  if (!fill) return BlockRef::Owned(*std::move(block));
+  const size_t charge = (*block)->size();
+  Cache::Handle* h =
+      cache->Insert(std::string_view(cache_key, 16), block->release(), charge,
+                    &DeleteCachedBlock);
+  return BlockRef::Cached(cache, h);
+}
+
+Table::Table(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Table::~Table() = default;
+
+absl::StatusOr<std::unique_ptr<Table>> Table::Open(
+    const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
+    uint64_t file_size, const std::string& file_name) {
+  auto rep = std::make_unique<Rep>();
+  rep->options = options;
+  rep->file = std::move(file);
+  rep->file_name = file_name;
+  rep->file_size = file_size;
+
+  if (file_size < Footer::kEncodedLength) {
+    return rep->Corruption(absl::StrCat("truncated table: ", file_size,
+                                        " bytes, shorter than the footer"));
+  }
+  // One read for the tail: footer, and usually index, properties and filter.
+  size_t tail_size =
+      static_cast<size_t>(std::min<uint64_t>(file_size, kTailReadSize));
+  uint64_t tail_offset = file_size - tail_size;
+  auto tail_buf = std::make_unique_for_overwrite<char[]>(tail_size);
+  std::string_view tail;
+  absl::Status s =
+      rep->file->Read(tail_offset, tail_size, &tail, tail_buf.get());
+  if (!s.ok()) return s;
+  if (tail.size() != tail_size) {
+    return rep->Corruption(absl::StrCat("truncated table: read ", tail.size(),
+                                        " of the last ", tail_size, " bytes"));
+  }
+  const uint64_t footer_offset = file_size - Footer::kEncodedLength;
+  Footer footer;
+  s = footer.DecodeFrom(tail.substr(tail.size() - Footer::kEncodedLength),
+                        file_name);
+  if (!s.ok()) return s;
+
+  // The builder writes [data][filter][properties][index][footer] back to
+  // back; anything else is damage (or a foreign file with our magic).
+  uint64_t filter_end = 0, properties_end = 0, index_end = 0;
+  const bool handles_ok =
+      footer.filter.EndWithTrailer(&filter_end) &&
+      footer.properties.EndWithTrailer(&properties_end) &&
+      footer.index.EndWithTrailer(&index_end) && index_end == footer_offset &&
+      footer.index.offset == properties_end &&
+      (footer.has_filter() ? footer.properties.offset == filter_end
+                           : footer.filter.offset == 0);
+  if (!handles_ok) {
+    return rep->Corruption(absl::StrCat(
+        "bad block handles in the footer (file size ", file_size, ")"));
+  }
+  rep->data_end =
+      footer.has_filter() ? footer.filter.offset : footer.properties.offset;
+
+  // If the meta blocks start before the tail read, read all of them again in
+  // one more I/O.
+  if (rep->data_end < tail_offset) {
+    tail_size = static_cast<size_t>(footer_offset - rep->data_end);
+    tail_offset = rep->data_end;
+    tail_buf = std::make_unique_for_overwrite<char[]>(tail_size);
+    s = rep->file->Read(tail_offset, tail_size, &tail, tail_buf.get());
+    if (!s.ok()) return s;
+    if (tail.size() != tail_size) {
+      return rep->Corruption(absl::StrCat("truncated table: read ", tail.size(),
+                                          " of ", tail_size,
+                                          " bytes at offset ", tail_offset));
+    }
+  }
+  // Meta blocks are always verified, whatever the read options say later.
+  auto meta_block = [&](const BlockHandle& h) {
+    const std::string_view stored =
+        tail.substr(h.offset - tail_offset, h.size + kBlockTrailerSize);
+    return DecodeStoredBlock(stored, h, /*verify_checksum=*/true, file_name);
+  };
+
+  absl::StatusOr<BlockContents> contents = meta_block(footer.properties);
+  if (!contents.ok()) return contents.status();
+  s = rep->properties.DecodeFrom(contents->view());
+  if (!s.ok()) {
+    return rep->Corruption(absl::StrCat(
+        "block at offset ", footer.properties.offset, ": ", s.message()));
+  }
+  const TableProperties& props = rep->properties;
+  if (props.format_version != footer.format_version ||
+      props.data_bytes != rep->data_end ||
+      (props.filter_kind != 0) != footer.has_filter() ||
+      (props.num_entries == 0) != (props.num_data_blocks == 0)) {
+    return rep->Corruption("properties do not match the footer");
+  }
+  if (props.comparator_name != options.comparator->Name()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file_name, ": table is ordered by ", props.comparator_name,
+                     ", not by ", options.comparator->Name()));
+  }
+
+  contents = meta_block(footer.index);
+  if (!contents.ok()) return contents.status();
+  absl::StatusOr<std::unique_ptr<Block>> index =
+      Block::Create(*std::move(contents), footer.index.offset, file_name);
+  if (!index.ok()) return index.status();
+  rep->index = *std::move(index);
+
+  if (footer.has_filter()) {
+    contents = meta_block(footer.filter);
+    if (!contents.ok()) return contents.status();
+    absl::StatusOr<std::unique_ptr<FilterReader>> filter =
+        FilterReader::Parse(contents->view());
+    if (!filter.ok()) {
+      return rep->Corruption(absl::StrCat("filter block at offset ",
+                                          footer.filter.offset, ": ",
+                                          filter.status().message()));
+    }
+    rep->filter = *std::move(filter);
+  }
+
+  if (options.block_cache != nullptr) {
+    rep->cache_id = options.block_cache->NewId();
+  }
+  return std::unique_ptr<Table>(new Table(std::move(rep)));
+}
+
+absl::Status Table::Get(
+    const ReadOptions& options, std::string_view key,
+    absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+    ReadStats* stats) const {
+  const Rep& r = *rep_;
+  ReadStats ignored;
+  if (stats == nullptr) stats = &ignored;
+  if (r.filter != nullptr) {
+    if (!r.filter->KeyMayMatch(r.FilterKey(key))) {
+      stats->filter_negatives++;
+      return absl::OkStatus();
+    }
+    stats->filter_positives++;
+  }
+  bool found = false;
+  BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
+  index_iter.Seek(key);
+  if (index_iter.Valid()) {
+    absl::StatusOr<BlockRef> block =
+        r.GetDataBlock(options, index_iter.value(), stats);
+    if (!block.ok()) return block.status();
+    BlockIterator block_iter(block->get(), r.options.comparator, &r.file_name);
+    block_iter.Seek(key);
+    if (block_iter.Valid()) {
+      found = handle(block_iter.key(), block_iter.value());
+    } else if (!block_iter.status().ok()) {
+      return block_iter.status();
+    }
+  } else if (!index_iter.status().ok()) {
+    return index_iter.status();
+  }
+  if (r.filter != nullptr && !found) stats->filter_false_positives++;
+  return absl::OkStatus();
+}
+
+std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options) const {
+  const Rep* r = rep_.get();
+  return NewTwoLevelIterator(
+      r->index->NewIterator(r->options.comparator, &r->file_name),
+      [r, options](std::string_view index_value) -> std::unique_ptr<Iterator> {
+        absl::StatusOr<BlockRef> block =
+            r->GetDataBlock(options, index_value, nullptr);
+        if (!block.ok()) return NewEmptyIterator(block.status());
+        std::unique_ptr<BlockIterator> iter =
+            block->get()->NewIterator(r->options.comparator, &r->file_name);
+        iter->Pin(*std::move(block));
+        return iter;
+      });
+}
+
+uint64_t Table::ApproximateOffsetOf(std::string_view key) const {
+  const Rep& r = *rep_;
+  BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
+  index_iter.Seek(key);
+  if (index_iter.Valid()) {
+    BlockHandle handle;
+    std::string_view input = index_iter.value();
+    if (handle.DecodeFrom(&input) && handle.offset <= r.data_end) {
+      return handle.offset;
+    }
+  }
+  // Past the last key (or a bad index entry): the end of the data.
+  return r.data_end;
+}
+
+const TableProperties& Table::properties() const { return rep_->properties; }
+const FilterReader* Table::filter() const { return rep_->filter.get(); }
+size_t Table::FilterMemoryUsage() const {
+  return rep_->filter != nullptr ? rep_->filter->MemoryUsage() : 0;
+}
+size_t Table::IndexMemoryUsage() const { return rep_->index->size(); }
+
+}  // namespace sift

@@ -1,0 +1,183 @@
+#include "table/table_builder.h"
+
+#include <cassert>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "filter/filter.h"
+#include "table/block_builder.h"
+#include "table/compression.h"
+#include "table/format.h"
+#include "table/table_properties.h"
+
+namespace sift {
+
+struct TableBuilder::Rep {
+  Rep(const TableOptions& opt, WritableFile* f)
+      : options(opt),
+        file(f),
+        data_block(opt.block_restart_interval),
+        // One restart per entry: index lookups binary-search every separator.
+        index_block(1) {
+    if (options.filter_bits_per_key > 0) {
+      filter =
+          FilterBuilder::Make(options.filter_kind, options.filter_bits_per_key);
+    }
+    properties.compression = static_cast<uint8_t>(options.compression);
+    properties.comparator_name = options.comparator->Name();
+    properties.format_version = kTableFormatVersion;
+  }
+
+  std::string_view FilterKey(std::string_view key) const {
+    return options.filter_key != nullptr ? options.filter_key(key) : key;
+  }
+
+  // Store `raw` (Snappy-compressed if `compression` asks and it pays) with
+  // its trailer; *handle gets its place.
+  absl::Status WriteBlock(std::string_view raw, Compression compression,
+                          BlockHandle* handle) {
+    const BlockCompression type = CompressBlock(compression, raw, &compressed);
+    const std::string_view contents =
+        type == BlockCompression::kNone ? raw : std::string_view(compressed);
+    stored.clear();
+    AppendStoredBlock(contents, type, &stored);
+    handle->offset = offset;
+    handle->size = contents.size();
+    absl::Status s = file->Append(stored);
+    if (s.ok()) offset += stored.size();
+    return s;
+  }
+
+  void FlushDataBlock() {
+    if (data_block.empty() || !status.ok()) return;
+    const uint64_t before = offset;
+    status =
+        WriteBlock(data_block.Finish(), options.compression, &pending_handle);
+    data_block.Reset();
+    if (!status.ok()) return;
+    pending_index_entry = true;
+    properties.num_data_blocks++;
+    properties.data_bytes += offset - before;
+  }
+
+  const TableOptions options;
+  WritableFile* const file;
+  uint64_t offset = 0;
+  absl::Status status;
+  BlockBuilder data_block;
+  BlockBuilder index_block;
+  std::unique_ptr<FilterBuilder> filter;
+  TableProperties properties;
+  std::string last_key;
+  bool closed = false;
+
+  // After a data block is written its index entry waits for the next key, so
+  // that the separator can be shortened against it.
+  bool pending_index_entry = false;
+  BlockHandle pending_handle;
+
+  std::string compressed;  // scratch for Snappy output
+  std::string stored;      // scratch for contents + trailer
+};
+
+TableBuilder::TableBuilder(const TableOptions& options, WritableFile* file)
+    : rep_(std::make_unique<Rep>(options, file)) {}
+
+TableBuilder::~TableBuilder() { assert(rep_->closed); }
+
+absl::Status TableBuilder::status() const { return rep_->status; }
+uint64_t TableBuilder::NumEntries() const {
+  return rep_->properties.num_entries;
+}
+uint64_t TableBuilder::FileSize() const { return rep_->offset; }
+
+void TableBuilder::Add(std::string_view key, std::string_view value) {
+  Rep* r = rep_.get();
+  assert(!r->closed);
+  if (!r->status.ok()) return;
+  if (r->properties.num_entries > 0 &&
+      r->options.comparator->Compare(key, r->last_key) <= 0) {
+    r->status = absl::InvalidArgumentError(
+        "table keys must be added in strictly increasing order");
+    return;
+  }
+  if (r->pending_index_entry) {
+    // The separator lies in [last key of the previous block, key).
+    r->options.comparator->FindShortestSeparator(&r->last_key, key);
+    std::string encoded;
+    r->pending_handle.EncodeTo(&encoded);
+    r->index_block.Add(r->last_key, encoded);
+    r->pending_index_entry = false;
+  }
+  if (r->filter != nullptr) r->filter->AddKey(r->FilterKey(key));
+
+  if (r->properties.num_entries == 0) r->properties.smallest_key.assign(key);
+  r->last_key.assign(key);
+  r->properties.num_entries++;
+  r->properties.raw_key_bytes += key.size();
+  r->properties.raw_value_bytes += value.size();
+  r->data_block.Add(key, value);
+  if (r->data_block.CurrentSizeEstimate() >= r->options.block_size) {
+    r->FlushDataBlock();
+  }
+}
+
+absl::Status TableBuilder::Finish() {
+  Rep* r = rep_.get();
+  assert(!r->closed);
+  r->FlushDataBlock();
+  r->closed = true;
+  if (!r->status.ok()) return r->status;
+
+  Footer footer;
+  // Meta blocks are stored uncompressed: the filter would not shrink, and the
+  // index and properties are parsed straight from the tail read at Open.
+  if (r->filter != nullptr) {
+    r->properties.filter_kind = static_cast<uint8_t>(r->options.filter_kind);
+    r->properties.filter_bits_per_key = r->options.filter_bits_per_key;
+    const std::string serialized = r->filter->Finish();
+    auto reader = FilterReader::Parse(serialized);
+    if (!reader.ok()) {
+      r->status = absl::InternalError(absl::StrCat(
+          "filter builder output does not parse: ", reader.status().message()));
+      return r->status;
+    }
+    const FilterInfo info = (*reader)->info();
+    r->properties.filter_num_probes = info.num_probes;
+    r->properties.filter_num_keys = info.num_keys;
+    r->properties.filter_bytes = serialized.size();
+    r->status = r->WriteBlock(serialized, Compression::kNone, &footer.filter);
+    if (!r->status.ok()) return r->status;
+  }
+
+  std::string encoded;
+  r->properties.largest_key = r->properties.num_entries > 0 ? r->last_key : "";
+  r->properties.EncodeTo(&encoded);
+  r->status = r->WriteBlock(encoded, Compression::kNone, &footer.properties);
+  if (!r->status.ok()) return r->status;
+
+  if (r->pending_index_entry) {
+    // The last block's separator only has to be >= its last key.
+    r->options.comparator->FindShortSuccessor(&r->last_key);
+    encoded.clear();
+    r->pending_handle.EncodeTo(&encoded);
+    r->index_block.Add(r->last_key, encoded);
+    r->pending_index_entry = false;
+  }
+  r->status =
+      r->WriteBlock(r->index_block.Finish(), Compression::kNone, &footer.index);
+  if (!r->status.ok()) return r->status;
+
+  encoded.clear();
+  footer.EncodeTo(&encoded);
+  r->status = r->file->Append(encoded);
+  if (r->status.ok()) r->offset += encoded.size();
+  return r->status;
+}
+
+void TableBuilder::Abandon() {
+  assert(!rep_->closed);
+  rep_->closed = true;
+}
+
+}  // namespace sift

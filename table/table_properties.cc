@@ -1,0 +1,72 @@
+#include "table/table_properties.h"
+
+#include <bit>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "util/coding.h"
+
+namespace sift {
+
+void TableProperties::EncodeTo(std::string* dst) const {
+  PutVarint32(dst, kEncodingVersion);
+  PutVarint64(dst, num_entries);
+  PutVarint64(dst, raw_key_bytes);
+  PutVarint64(dst, raw_value_bytes);
+  PutVarint64(dst, data_bytes);
+  PutVarint64(dst, num_data_blocks);
+  dst->push_back(static_cast<char>(compression));
+  dst->push_back(static_cast<char>(filter_kind));
+  PutFixed64(dst, std::bit_cast<uint64_t>(filter_bits_per_key));
+  PutVarint32(dst, filter_num_probes);
+  PutVarint64(dst, filter_num_keys);
+  PutVarint64(dst, filter_bytes);
+  PutLengthPrefixed(dst, smallest_key);
+  PutLengthPrefixed(dst, largest_key);
+  PutLengthPrefixed(dst, comparator_name);
+  PutVarint32(dst, format_version);
+}
+
+absl::Status TableProperties::DecodeFrom(std::string_view input) {
+  auto bad = [](const char* what) {
+    return absl::DataLossError(absl::StrCat("bad properties block: ", what));
+  };
+  uint32_t version;
+  if (!GetVarint32(&input, &version)) return bad("truncated version");
+  if (version != kEncodingVersion) return bad("unknown encoding version");
+  TableProperties p;
+  uint64_t bits;
+  std::string_view smallest, largest, comparator;
+  if (!GetVarint64(&input, &p.num_entries) ||
+      !GetVarint64(&input, &p.raw_key_bytes) ||
+      !GetVarint64(&input, &p.raw_value_bytes) ||
+      !GetVarint64(&input, &p.data_bytes) ||
+      !GetVarint64(&input, &p.num_data_blocks) || input.size() < 2) {
+    return bad("truncated");
+  }
+  p.compression = static_cast<uint8_t>(input[0]);
+  p.filter_kind = static_cast<uint8_t>(input[1]);
+  input.remove_prefix(2);
+  if (!GetFixed64(&input, &bits) ||
+      !GetVarint32(&input, &p.filter_num_probes) ||
+      !GetVarint64(&input, &p.filter_num_keys) ||
+      !GetVarint64(&input, &p.filter_bytes) ||
+      !GetLengthPrefixed(&input, &smallest) ||
+      !GetLengthPrefixed(&input, &largest) ||
+      !GetLengthPrefixed(&input, &comparator) ||
+      !GetVarint32(&input, &p.format_version)) {
+    return bad("truncated");
+  }
+  if (!input.empty()) return bad("trailing bytes");
+  p.filter_bits_per_key = std::bit_cast<double>(bits);
+  if (!std::isfinite(p.filter_bits_per_key) || p.filter_bits_per_key < 0) {
+    return bad("bad filter bits per key");
+  }
+  p.smallest_key.assign(smallest);
+  p.largest_key.assign(largest);
+  p.comparator_name.assign(comparator);
+  *this = std::move(p);
+  return absl::OkStatus();
+}
+
+}  // namespace sift

@@ -1,0 +1,49 @@
+#ifndef SIFT_TABLE_TABLE_PROPERTIES_H_
+#define SIFT_TABLE_TABLE_PROPERTIES_H_
+
+// Facts about a table, stored in its properties block
+// (doc/table_format.md, "Properties block").
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace sift {
+
+struct TableProperties {
+  // Encoding version of the properties block itself.
+  static constexpr uint32_t kEncodingVersion = 1;
+
+  uint64_t num_entries = 0;
+  uint64_t raw_key_bytes = 0;    // sum of key sizes as added
+  uint64_t raw_value_bytes = 0;  // sum of value sizes as added
+  uint64_t data_bytes = 0;       // data blocks as stored, trailers included
+  uint64_t num_data_blocks = 0;
+  // sift::Compression the table was built with (blocks that did not shrink
+  // enough are stored raw regardless).
+  uint8_t compression = 0;
+  // sift::FilterKind, or 0 if the table has no filter.
+  uint8_t filter_kind = 0;
+  double filter_bits_per_key = 0.0;  // as configured
+  uint32_t filter_num_probes = 0;    // k
+  uint64_t filter_num_keys = 0;      // distinct filter keys added
+  uint64_t filter_bytes = 0;         // serialized filter size
+  std::string smallest_key;          // empty if num_entries == 0
+  std::string largest_key;
+  std::string comparator_name;
+  uint32_t format_version = 0;  // table format version (see the footer)
+
+  void EncodeTo(std::string* dst) const;
+  // Parse bytes written by EncodeTo. Bad or truncated bytes, an unknown
+  // encoding version or trailing bytes: absl::DataLossError (message without
+  // a file name; the caller adds it).
+  absl::Status DecodeFrom(std::string_view input);
+
+  bool operator==(const TableProperties&) const = default;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_TABLE_PROPERTIES_H_

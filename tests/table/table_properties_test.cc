@@ -1,0 +1,70 @@
+#include "table/table_properties.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace sift {
+namespace {
+
+TableProperties Sample() {
+  TableProperties p;
+  p.num_entries = 123456;
+  p.raw_key_bytes = 1 << 20;
+  p.raw_value_bytes = 5ull << 32;
+  p.data_bytes = 777777;
+  p.num_data_blocks = 190;
+  p.compression = 1;
+  p.filter_kind = 2;
+  p.filter_bits_per_key = 9.5;
+  p.filter_num_probes = 6;
+  p.filter_num_keys = 123000;
+  p.filter_bytes = 147000;
+  p.smallest_key = std::string("a\0b", 3);
+  p.largest_key = "zzz";
+  p.comparator_name = "sift.BytewiseComparator";
+  p.format_version = 1;
+  return p;
+}
+
+TEST(TablePropertiesTest, RoundTrip) {
+  for (const TableProperties& p : {Sample(), TableProperties{}}) {
+    std::string enc;
+    p.EncodeTo(&enc);
+    TableProperties d;
+    d.num_entries = 99;  // overwritten
+    ASSERT_TRUE(d.DecodeFrom(enc).ok());
+    EXPECT_EQ(d, p);
+  }
+}
+
+TEST(TablePropertiesTest, TruncationAndTrailingBytesAreDataLoss) {
+  std::string enc;
+  Sample().EncodeTo(&enc);
+  for (size_t len = 0; len < enc.size(); ++len) {
+    TableProperties d = Sample();
+    d.num_entries = 5;
+    absl::Status s = d.DecodeFrom(std::string_view(enc).substr(0, len));
+    EXPECT_TRUE(absl::IsDataLoss(s)) << len;
+    EXPECT_EQ(d.num_entries, 5u) << "a failed decode must leave *this alone";
+  }
+  TableProperties d;
+  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(enc + "x")));
+}
+
+TEST(TablePropertiesTest, UnknownVersionAndBadNumbersAreDataLoss) {
+  std::string enc;
+  Sample().EncodeTo(&enc);
+  std::string v2 = enc;
+  v2[0] = 2;
+  TableProperties d;
+  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(v2)));
+  TableProperties nan = Sample();
+  nan.filter_bits_per_key = -1.0;
+  enc.clear();
+  nan.EncodeTo(&enc);
+  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(enc)));
+}
+
+}  // namespace
+}  // namespace sift
