@@ -16,11 +16,14 @@
 
 namespace sift {
 
+// The hash seed written into filters by the builders below, unless given.
+inline constexpr uint64_t kDefaultFilterSeed = 0x736966742d626c6dULL;
+
 // Facts about a filter, from its serialized header (what kvtool reports).
 struct FilterInfo {
-  uint8_t kind = 0;        // on-disk layout tag (see doc/filter_format.md)
-  uint8_t version = 0;     // format version
-  bool known = false;      // false: unknown kind/version, every query "maybe"
+  uint8_t kind = 0;         // on-disk layout tag (see doc/filter_format.md)
+  uint8_t version = 0;      // format version
+  bool known = false;       // false: unknown kind/version, every query "maybe"
   uint32_t num_probes = 0;  // k
   uint64_t num_bits = 0;    // m
   uint64_t num_keys = 0;    // n, distinct keys added
@@ -43,16 +46,32 @@ class FilterBuilder {
                                              double bits_per_key);
   // A builder sized for `expected_keys` keys at false-positive rate
   // `target_fpr`: m = -n ln p / (ln 2)^2. REQUIRES: 0 < target_fpr < 1.
+  // The blocked layout gets the slightly larger m that reaches target_fpr
+  // with its own k (BitsPerKeyForFpr in filter/bloom_math.h). If more than
+  // expected_keys distinct keys are added, m grows with them, so the target
+  // still holds; if fewer, the filter keeps the expected size.
   static std::unique_ptr<FilterBuilder> MakeForFpr(FilterKind kind,
                                                    uint64_t expected_keys,
                                                    double target_fpr);
+  // As above, with a hash seed other than kDefaultFilterSeed (tests use it to
+  // draw independent filters over the same keys).
+  static std::unique_ptr<FilterBuilder> Make(FilterKind kind,
+                                             double bits_per_key,
+                                             uint64_t seed);
+  static std::unique_ptr<FilterBuilder> MakeForFpr(FilterKind kind,
+                                                   uint64_t expected_keys,
+                                                   double target_fpr,
+                                                   uint64_t seed);
 
   // Add a key. A key equal to the one added just before is counted once, so
-  // the table builder may pass every entry's user key.
+  // the table builder may pass every entry's user key. (Repeats are detected
+  // by comparing 64-bit hashes; two different adjacent keys with equal hashes
+  // would set the same bits anyway, so at worst NumKeys is one lower.)
   virtual void AddKey(std::string_view key) = 0;
   // Distinct keys added so far.
   virtual uint64_t NumKeys() const = 0;
-  // Serialize the filter over every key added and reset the builder.
+  // Serialize the filter over every key added and reset the builder. With
+  // no keys added the filter has no bits and answers "no" to every key.
   virtual std::string Finish() = 0;
 };
 

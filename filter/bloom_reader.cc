@@ -1,0 +1,117 @@
+// FilterReader: parses the serialized form into cache-line-aligned words and
+// answers queries. One class per layout keeps the layout test off the hot path.
+
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "filter/aligned_words.h"
+#include "filter/bloom_math.h"
+#include "filter/bloom_probe.h"
+#include "filter/filter.h"
+#include "filter/filter_format.h"
+#include "util/hash.h"
+
+namespace sift {
+namespace {
+
+// Owns a copy of the bit array. Invariant: words_ holds at least
+// num_bits / 64 words and at least one zeroed line.
+class BloomReaderBase : public FilterReader {
+ public:
+  explicit BloomReaderBase(const FilterContents& contents)
+      : info_(contents.info),
+        num_probes_(contents.info.num_probes),
+        seed_(contents.info.seed),
+        words_(contents.info.num_bits / 64) {
+    const size_t bytes = contents.bits.size();
+    if (bytes > 0) std::memcpy(words_.data(), contents.bits.data(), bytes);
+    if constexpr (std::endian::native == std::endian::big) {
+      for (uint64_t i = 0; i < info_.num_bits / 64; ++i) {
+        words_.data()[i] = __builtin_bswap64(words_.data()[i]);
+      }
+    }
+  }
+
+  FilterInfo info() const override { return info_; }
+
+  size_t MemoryUsage() const override {
+    return sizeof(*this) + words_.size_bytes();
+  }
+
+  double FillRatio() const override {
+    if (info_.num_bits == 0) return 0.0;
+    uint64_t set = 0;
+    for (uint64_t i = 0; i < info_.num_bits / 64; ++i) {
+      set += std::popcount(words_.data()[i]);
+    }
+    return static_cast<double>(set) / static_cast<double>(info_.num_bits);
+  }
+
+ protected:
+  const FilterInfo info_;
+  const uint32_t num_probes_;
+  const uint64_t seed_;
+  AlignedWords words_;
+};
+
+class StandardBloomReader final : public BloomReaderBase {
+ public:
+  explicit StandardBloomReader(const FilterContents& contents)
+      : BloomReaderBase(contents), num_bits_(contents.info.num_bits) {}
+
+  bool KeyMayMatch(std::string_view key) const override {
+    return StandardMayContain(Hash64(key, seed_), num_probes_, num_bits_,
+                              words_.data());
+  }
+
+ private:
+  const uint64_t num_bits_;
+};
+
+class BlockedBloomReader final : public BloomReaderBase {
+ public:
+  explicit BlockedBloomReader(const FilterContents& contents)
+      : BloomReaderBase(contents),
+        num_lines_(contents.info.num_bits / kFilterLineBits) {}
+
+  bool KeyMayMatch(std::string_view key) const override {
+    return BlockedMayContain(Hash64(key, seed_), num_probes_, num_lines_,
+                             words_.data());
+  }
+
+ private:
+  const uint64_t num_lines_;
+};
+
+// A filter this code cannot read: never excludes a key.
+class UnknownFilterReader final : public FilterReader {
+ public:
+  explicit UnknownFilterReader(const FilterInfo& info) : info_(info) {}
+  bool KeyMayMatch(std::string_view) const override { return true; }
+  FilterInfo info() const override { return info_; }
+  size_t MemoryUsage() const override { return sizeof(*this); }
+  double FillRatio() const override { return 0.0; }
+
+ private:
+  const FilterInfo info_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FilterReader>> FilterReader::Parse(
+    std::string_view serialized) {
+  absl::StatusOr<FilterContents> contents = DecodeFilter(serialized);
+  if (!contents.ok()) return contents.status();
+  if (!contents->info.known) {
+    return std::make_unique<UnknownFilterReader>(contents->info);
+  }
+  if (contents->info.kind == kBlockedBloomTag) {
+    return std::make_unique<BlockedBloomReader>(*contents);
+  }
+  return std::make_unique<StandardBloomReader>(*contents);
+}
+
+}  // namespace sift
