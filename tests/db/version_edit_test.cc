@@ -197,6 +197,28 @@ TEST(VersionEditTest, RejectsUnknownTagsVersionsAndLevels) {
   expect_rejected(big_seq, "last sequence");
 }
 
+// The example in doc/manifest_format.md.
+TEST(VersionEditTest, MatchesDocumentedExample) {
+  VersionEdit edit;
+  edit.SetLogNumber(12);
+  FileMetaData f;
+  f.number = 7;
+  f.file_size = 4096;
+  f.smallest = InternalKey("a", 5, kTypeValue);
+  f.largest = InternalKey("b", 9, kTypeValue);
+  edit.AddFile(0, f);
+  const std::string expected(
+      "\x01\x01"
+      "\x03\x0c"
+      "\x09\x00\x07\x80\x20"
+      "\x09"
+      "a\x01\x05\x00\x00\x00\x00\x00\x00"
+      "\x09"
+      "b\x01\x09\x00\x00\x00\x00\x00\x00",
+      29);
+  EXPECT_EQ(Encode(edit), expected);
+}
+
 TEST(VersionEditTest, DebugStringNamesEveryField) {
   const std::string s = FullEdit().DebugString();
   for (const char* want :
