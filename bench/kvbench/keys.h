@@ -1,0 +1,97 @@
+#ifndef SIFT_BENCH_KVBENCH_KEYS_H_
+#define SIFT_BENCH_KVBENCH_KEYS_H_
+
+// The data every benchmark in bench/ writes and reads: a key space, value
+// bytes and a skewed (Zipfian) index generator. kvbench and peer_bench share
+// them so every engine sees the same keys and values.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace sift::bench {
+
+// Key i of a key space of `num` keys (0 <= i < num) is the decimal number 2*i,
+// zero-padded to `key_size` bytes. Present keys are even numbers; the absent
+// probes of readmissing are the odd numbers 2*i+1, interleaved with the
+// present keys inside the same key range, so no table can be skipped by a
+// key-range check and only its filter can rule a probe out. Zero padding keeps
+// bytewise order equal to numeric order.
+class KeySpace {
+ public:
+  // REQUIRES: Validate(num, key_size).ok()
+  KeySpace(uint64_t num, int key_size);
+
+  // OK if `key_size` bytes can hold every key (present and absent) of a key
+  // space of `num` keys.
+  static absl::Status Validate(uint64_t num, int key_size);
+
+  uint64_t num() const { return num_; }
+  int key_size() const { return key_size_; }
+
+  // Write key i (present: 2*i, absent: 2*i+1) into out[0, key_size).
+  void Present(uint64_t i, char* out) const { Format(2 * i, out); }
+  void Missing(uint64_t i, char* out) const { Format(2 * i + 1, out); }
+  std::string PresentKey(uint64_t i) const;
+  std::string MissingKey(uint64_t i) const;
+
+ private:
+  void Format(uint64_t n, char* out) const;
+
+  uint64_t num_;
+  int key_size_;
+};
+
+// Value bytes: slices of a fixed pseudo-random buffer in which each 32-byte
+// run of random bytes is followed by a copy of itself, so a value compresses
+// to about half with Snappy (as real data tends to) and costs nothing to make.
+//
+// Thread safety: const methods are safe for concurrent use.
+class ValueSource {
+ public:
+  ValueSource(int value_size, uint64_t seed);
+  // The value for write number `n` (any number; different n, different slice).
+  // The view lives as long as this object.
+  std::string_view Get(uint64_t n) const;
+  int value_size() const { return value_size_; }
+
+ private:
+  int value_size_;
+  std::string data_;
+};
+
+// A random permutation of 0..num-1 (Fisher-Yates with a seeded generator):
+// fillrandom writes every key exactly once, in random order.
+std::vector<uint32_t> Permutation(uint64_t num, uint64_t seed);
+
+// Indexes in [0, n) drawn from a Zipfian distribution with exponent `theta`
+// (0.99 as in YCSB), using the closed-form approximation of Gray et al.
+// ("Quickly generating billion-record synthetic databases", 1994). Rank r is
+// mapped to a key index by a hash, so the hot keys are spread over the whole
+// key space (and over many tables) rather than clustered at the start.
+//
+// Thread safety: Next is const and takes the uniform draw as input, so one
+// generator serves many threads, each with its own Random.
+class ZipfianGenerator {
+ public:
+  ZipfianGenerator(uint64_t n, double theta);
+  // `u` uniform in [0, 1). Returns an index in [0, n).
+  uint64_t Next(double u) const;
+  // The most popular rank's index (for tests of the skew).
+  uint64_t IndexOfRank(uint64_t rank) const;
+
+ private:
+  uint64_t n_;
+  double theta_;
+  double zetan_;
+  double alpha_;
+  double eta_;
+  double half_pow_theta_;
+};
+
+}  // namespace sift::bench
+
+#endif  // SIFT_BENCH_KVBENCH_KEYS_H_

@@ -1,0 +1,173 @@
+// kvbench: throughput, latency and read amplification of sift on a fresh
+// database, and the filter sweep (--sweep_bits). See doc/benchmarks.md.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bench/kvbench/report.h"
+#include "bench/kvbench/runner.h"
+#include "bench/kvbench/sweep.h"
+
+namespace sift::bench {
+namespace {
+
+constexpr const char* kDefaultWorkloads =
+    "fillrandom,readrandom,readmissing,readhot,seekrandom,readseq,compact,"
+    "readrandom,readmissing";
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "kvbench: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  BenchConfig config;
+  std::string filter_kind = "blocked";
+  std::string compression = "none";
+  std::string benchmarks = kDefaultWorkloads;
+  std::string sweep_bits;
+  std::string sweep_out = "kvbench-sweep";
+  bool json = false;
+  bool no_settle = false;
+
+  CLI::App app{
+      "kvbench: throughput, latency and read amplification of sift.\n"
+      "Workloads: " +
+      absl::StrJoin(AllWorkloads(), ", ")};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--num", config.num, "Keys written by the fills");
+  app.add_option("--reads", config.reads, "Operations per read workload");
+  app.add_option("--key_size", config.key_size, "Key bytes");
+  app.add_option("--value_size", config.value_size, "Value bytes");
+  app.add_option("--bits_per_key", config.bits_per_key,
+                 "Filter bits per key (0: no filter)");
+  app.add_option("--filter_kind", filter_kind, "Filter layout")
+      ->check(CLI::IsMember({"none", "standard", "blocked"}));
+  app.add_option("--compression", compression, "Block compression")
+      ->check(CLI::IsMember({"none", "snappy"}));
+  app.add_option("--cache_size", config.cache_size,
+                 "Block cache bytes (suffixes KiB/MiB accepted)")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--write_buffer_size", config.write_buffer_size,
+                 "Memtable bytes")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--max_file_size", config.max_file_size, "Table bytes")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--threads", config.threads, "Threads per workload")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--seed", config.seed, "Seed of keys, values and order");
+  app.add_option("--db", config.db,
+                 "Database directory (default: a fresh temporary directory, "
+                 "removed afterwards; a given one is cleared first)");
+  app.add_flag("--use_existing_db", config.use_existing_db,
+               "Keep what --db holds (reads assume it was filled with the "
+               "same --num, --key_size and --seed)");
+  app.add_option("--benchmarks", benchmarks,
+                 "Comma-separated workloads, run in order on one database");
+  app.add_flag("--json", json, "One JSON document on stdout instead of tables");
+  app.add_flag("--no_settle", no_settle,
+               "Do not wait for compactions to settle after a fill");
+  app.add_option("--sweep_bits", sweep_bits,
+                 "Comma-separated bits/key settings, e.g. 0,2,4,...,20: run "
+                 "readmissing and readrandom per setting and filter layout "
+                 "instead of --benchmarks, write sweep.csv and sweep.svg");
+  app.add_option("--sweep_out", sweep_out, "Directory for the sweep files");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  config.filter = filter_kind == "none"       ? FilterChoice::kNone
+                  : filter_kind == "standard" ? FilterChoice::kStandard
+                                              : FilterChoice::kBlocked;
+  if (config.bits_per_key <= 0) config.filter = FilterChoice::kNone;
+  if (config.bits_per_key < 0 || config.bits_per_key > 100) {
+    std::fprintf(stderr, "kvbench: --bits_per_key must be in [0, 100]\n");
+    return 2;
+  }
+  config.compression =
+      compression == "snappy" ? Compression::kSnappy : Compression::kNone;
+  config.settle = !no_settle;
+  config.progress = isatty(STDERR_FILENO) == 1;
+
+  if (!sweep_bits.empty()) {
+    absl::StatusOr<std::vector<double>> bits = ParseBitsList(sweep_bits);
+    if (!bits.ok()) return Fail(bits.status());
+    if (!config.db.empty()) {
+      std::fprintf(stderr,
+                   "kvbench: --sweep_bits uses fresh temporary "
+                   "databases; --db is ignored\n");
+      config.db.clear();
+    }
+    absl::StatusOr<std::vector<SweepRow>> rows = RunSweep(config, *bits);
+    if (!rows.ok()) return Fail(rows.status());
+    if (absl::Status s = WriteSweepFiles(config, *rows, sweep_out); !s.ok()) {
+      return Fail(s);
+    }
+    if (json) {
+      Json doc;
+      doc["config"] = ConfigToJson(config);
+      doc["sweep"] = SweepJson(*rows);
+      std::printf("%s\n", doc.dump(2).c_str());
+    } else {
+      std::printf("kvbench: %s\n", DescribeConfig(config).c_str());
+      PrintSweep(*rows, stdout);
+      std::printf("\nwrote %s/sweep.csv and %s/sweep.svg\n", sweep_out.c_str(),
+                  sweep_out.c_str());
+    }
+    return 0;
+  }
+
+  std::vector<std::string> names;
+  for (absl::string_view n :
+       absl::StrSplit(benchmarks, ',', absl::SkipWhitespace())) {
+    const std::string name(n.data(), n.size());
+    bool known = false;
+    for (const std::string& w : AllWorkloads()) known |= w == name;
+    if (!known) {
+      std::fprintf(stderr, "kvbench: unknown workload '%s' (known: %s)\n",
+                   name.c_str(), absl::StrJoin(AllWorkloads(), ", ").c_str());
+      return 2;
+    }
+    names.push_back(name);
+  }
+
+  absl::StatusOr<std::unique_ptr<Runner>> runner = Runner::Open(config);
+  if (!runner.ok()) return Fail(runner.status());
+  std::vector<WorkloadResult> results;
+  for (const std::string& name : names) {
+    std::optional<WorkloadResult> load;
+    absl::StatusOr<WorkloadResult> r = (*runner)->Run(name, &load);
+    if (!r.ok()) return Fail(r.status());
+    if (load.has_value()) results.push_back(*std::move(load));
+    results.push_back(*std::move(r));
+  }
+  if (json) {
+    Json doc;
+    doc["config"] = ConfigToJson(config);
+    Json arr = Json::array();
+    for (const WorkloadResult& r : results) arr.push_back(ResultToJson(r));
+    doc["results"] = std::move(arr);
+    if (std::optional<std::string> mem =
+            (*runner)->Property("sift.filter-memory-bytes")) {
+      doc["filter_memory_bytes"] = std::strtoull(mem->c_str(), nullptr, 10);
+    }
+    std::printf("%s\n", doc.dump(2).c_str());
+  } else {
+    PrintReport(config, results, stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sift::bench
+
+int main(int argc, char** argv) { return sift::bench::Main(argc, argv); }

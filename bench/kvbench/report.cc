@@ -1,0 +1,147 @@
+#include "bench/kvbench/report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace sift::bench {
+namespace {
+
+std::string Shape(const std::vector<int>& files) {
+  if (files.empty()) return "-";
+  return absl::StrJoin(files, " ");
+}
+
+std::string Percent(double fraction, int decimals) {
+  return absl::StrFormat("%.*f%%", decimals, fraction * 100);
+}
+
+}  // namespace
+
+std::string ShortCount(double v) {
+  if (v >= 1e6) return absl::StrFormat("%.2fM", v / 1e6);
+  if (v >= 1e3) return absl::StrFormat("%.1fK", v / 1e3);
+  return absl::StrFormat("%.0f", v);
+}
+
+std::string DescribeConfig(const BenchConfig& c) {
+  std::string filter =
+      c.filter == FilterChoice::kNone || c.bits_per_key <= 0
+          ? "none"
+          : absl::StrFormat("%s %g bits/key", FilterChoiceName(c.filter),
+                            c.bits_per_key);
+  return absl::StrFormat(
+      "keys %d x %d B, values %d B, reads %d, filter %s, compression %s, "
+      "cache %s, write buffer %s, tables %s, threads %d, seed %d",
+      c.num, c.key_size, c.value_size, c.reads, filter,
+      c.compression == Compression::kNone ? "none" : "snappy",
+      absl::StrFormat("%.1f MiB", c.cache_size / 1048576.0),
+      absl::StrFormat("%.1f MiB", c.write_buffer_size / 1048576.0),
+      absl::StrFormat("%.1f MiB", c.max_file_size / 1048576.0), c.threads,
+      c.seed);
+}
+
+void PrintReport(const BenchConfig& config,
+                 const std::vector<WorkloadResult>& results, std::FILE* out) {
+  std::fprintf(out, "kvbench: %s\n\n", DescribeConfig(config).c_str());
+  std::fprintf(out, "%-12s %10s %11s %8s %9s %9s %9s %9s %8s  %s\n", "workload",
+               "ops", "ops/s", "MB/s", "p50 us", "p99 us", "p99.9 us", "found",
+               "settle s", "tables per level");
+  for (const WorkloadResult& r : results) {
+    std::fprintf(
+        out, "%-12s %10s %11.0f %8.1f %9.2f %9.2f %9.2f %9s %8.2f  %s\n",
+        r.name.c_str(), ShortCount(double(r.ops)).c_str(), r.OpsPerSecond(),
+        r.seconds > 0 ? r.bytes / 1048576.0 / r.seconds : 0.0,
+        r.latency_us.Percentile(50), r.latency_us.Percentile(99),
+        r.latency_us.Percentile(99.9),
+        r.point_reads || r.name == "seekrandom" || r.name == "readseq"
+            ? ShortCount(double(r.found)).c_str()
+            : "-",
+        r.settle_seconds, Shape(r.files_per_level).c_str());
+  }
+
+  bool any_reads = false;
+  for (const WorkloadResult& r : results) any_reads |= r.point_reads;
+  if (!any_reads) return;
+  std::fprintf(out, "\nRead amplification (per Get, from DB::GetReadStats):\n");
+  std::fprintf(out, "%-12s %9s %9s %9s %9s %10s %10s %10s %9s\n", "workload",
+               "blk reads", "tables", "filter no", "memtable", "FPR meas",
+               "FPR theory", "false pos", "cache hit");
+  for (const WorkloadResult& r : results) {
+    if (!r.point_reads) continue;
+    const ReadStats& s = r.stats;
+    const uint64_t absent = s.filter_negatives + s.filter_false_positives;
+    std::fprintf(
+        out, "%-12s %9.4f %9.3f %9.3f %9.3f %10s %10s %10s %9s\n",
+        r.name.c_str(), r.PerGet(s.block_reads), r.PerGet(s.tables_probed),
+        r.PerGet(s.filter_negatives), r.PerGet(s.memtable_hits),
+        absent == 0 ? "-" : Percent(s.MeasuredFpr(), 3).c_str(),
+        r.theoretical_fpr ? Percent(*r.theoretical_fpr, 3).c_str() : "-",
+        ShortCount(double(s.filter_false_positives)).c_str(),
+        s.block_cache_hits + s.block_reads == 0
+            ? "-"
+            : Percent(r.CacheHitRate(), 1).c_str());
+  }
+  std::fprintf(out,
+               "\nblk reads: blocks read from table files per Get (read "
+               "amplification); tables: tables whose key range covered the "
+               "key;\nfilter no: tables skipped by their filter; FPR meas: "
+               "false positives / (negatives + false positives); cache hit: "
+               "block cache hits / block lookups.\n");
+}
+
+Json ConfigToJson(const BenchConfig& c) {
+  Json j;
+  j["num"] = c.num;
+  j["reads"] = c.reads;
+  j["key_size"] = c.key_size;
+  j["value_size"] = c.value_size;
+  j["filter_kind"] = FilterChoiceName(c.filter);
+  j["bits_per_key"] = c.filter == FilterChoice::kNone ? 0.0 : c.bits_per_key;
+  j["compression"] = c.compression == Compression::kNone ? "none" : "snappy";
+  j["cache_size"] = c.cache_size;
+  j["write_buffer_size"] = c.write_buffer_size;
+  j["max_file_size"] = c.max_file_size;
+  j["threads"] = c.threads;
+  j["seed"] = c.seed;
+  return j;
+}
+
+Json ResultToJson(const WorkloadResult& r) {
+  Json j;
+  j["workload"] = r.name;
+  j["ops"] = r.ops;
+  j["seconds"] = r.seconds;
+  j["ops_per_sec"] = r.OpsPerSecond();
+  j["bytes"] = r.bytes;
+  j["found"] = r.found;
+  j["settle_seconds"] = r.settle_seconds;
+  j["latency_us"] = {{"mean", r.latency_us.Mean()},
+                     {"p50", r.latency_us.Percentile(50)},
+                     {"p99", r.latency_us.Percentile(99)},
+                     {"p99.9", r.latency_us.Percentile(99.9)},
+                     {"max", r.latency_us.Max()}};
+  if (r.point_reads) {
+    const ReadStats& s = r.stats;
+    j["read_stats"] = {{"gets", s.gets},
+                       {"memtable_hits", s.memtable_hits},
+                       {"tables_probed", s.tables_probed},
+                       {"filter_negatives", s.filter_negatives},
+                       {"filter_positives", s.filter_positives},
+                       {"filter_false_positives", s.filter_false_positives},
+                       {"block_cache_hits", s.block_cache_hits},
+                       {"block_reads", s.block_reads},
+                       {"bytes_read", s.bytes_read}};
+    j["block_reads_per_get"] = r.PerGet(s.block_reads);
+    j["tables_probed_per_get"] = r.PerGet(s.tables_probed);
+    j["filter_negatives_per_get"] = r.PerGet(s.filter_negatives);
+    j["measured_fpr"] = s.MeasuredFpr();
+    j["theoretical_fpr"] =
+        r.theoretical_fpr ? Json(*r.theoretical_fpr) : Json(nullptr);
+    j["block_cache_hit_rate"] = r.CacheHitRate();
+  }
+  j["files_per_level"] = r.files_per_level;
+  return j;
+}
+
+}  // namespace sift::bench

@@ -1,0 +1,407 @@
+#include "bench/kvbench/runner.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bench/kvbench/filter_theory.h"
+#include "bench/kvbench/parallel.h"
+#include "sift/env.h"
+#include "sift/iterator.h"
+#include "util/random.h"
+
+namespace sift::bench {
+namespace {
+
+// Seeds of the per-thread generators of each kind of workload, so that
+// readrandom and readmissing of the same run do not draw the same indexes.
+constexpr uint64_t kOverwriteSeed = 1;
+constexpr uint64_t kReadRandomSeed = 2;
+constexpr uint64_t kReadMissingSeed = 3;
+constexpr uint64_t kReadHotSeed = 4;
+constexpr uint64_t kSeekSeed = 5;
+
+// Report progress in batches so the shared counter is touched rarely.
+constexpr uint64_t kProgressBatch = 1024;
+
+absl::Status AsStatus(absl::Status s, std::string_view what) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(),
+                      absl::StrCat(std::string(what), ": ", s.message()));
+}
+
+}  // namespace
+
+const char* FilterChoiceName(FilterChoice f) {
+  switch (f) {
+    case FilterChoice::kNone:
+      return "none";
+    case FilterChoice::kStandard:
+      return "standard";
+    case FilterChoice::kBlocked:
+      return "blocked";
+  }
+  return "?";
+}
+
+Options BenchConfig::MakeOptions() const {
+  Options o;
+  o.create_if_missing = true;
+  o.write_buffer_size = write_buffer_size;
+  o.max_file_size = max_file_size;
+  o.compression = compression;
+  o.block_cache_capacity = cache_size;
+  if (filter == FilterChoice::kNone || bits_per_key <= 0) {
+    o.filter_bits_per_key = 0;
+  } else {
+    o.filter_bits_per_key = bits_per_key;
+    o.filter_kind = filter == FilterChoice::kStandard
+                        ? FilterKind::kStandardBloom
+                        : FilterKind::kBlockedBloom;
+  }
+  return o;
+}
+
+const std::vector<std::string>& AllWorkloads() {
+  static const std::vector<std::string>* const kAll =
+      new std::vector<std::string>{"fillseq",    "fillrandom",  "overwrite",
+                                   "readrandom", "readmissing", "readhot",
+                                   "seekrandom", "readseq",     "compact"};
+  return *kAll;
+}
+
+bool IsReadWorkload(std::string_view name) {
+  return name == "readrandom" || name == "readmissing" || name == "readhot";
+}
+
+absl::StatusOr<std::unique_ptr<Runner>> Runner::Open(
+    const BenchConfig& config) {
+  if (absl::Status s = KeySpace::Validate(config.num, config.key_size);
+      !s.ok()) {
+    return s;
+  }
+  if (config.value_size < 0) {
+    return absl::InvalidArgumentError("--value_size must be >= 0");
+  }
+  std::string path = config.db;
+  bool remove_after = false;
+  if (path.empty()) {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "kvbench-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("cannot create a temporary directory: ", tmpl));
+    }
+    path = tmpl;
+    remove_after = true;
+  }
+  const Options options = config.MakeOptions();
+  if (!config.use_existing_db) {
+    if (absl::Status s = DestroyDB(path, options); !s.ok()) {
+      return AsStatus(s, absl::StrCat("cannot clear ", path));
+    }
+  }
+  std::unique_ptr<Runner> runner(new Runner(config, path, remove_after));
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, path);
+  if (!db.ok()) return AsStatus(db.status(), absl::StrCat("open ", path));
+  runner->db_ = *std::move(db);
+  runner->loaded_ = config.use_existing_db;
+  if (options.filter_bits_per_key > 0) {
+    absl::StatusOr<FilterShape> shape =
+        ShapeOfFilter(options.filter_kind, options.filter_bits_per_key);
+    if (!shape.ok()) return shape.status();
+    runner->theoretical_fpr_ = shape->theoretical_fpr;
+  }
+  return runner;
+}
+
+Runner::Runner(const BenchConfig& config, std::string path, bool remove_after)
+    : config_(config),
+      path_(std::move(path)),
+      remove_after_(remove_after),
+      keys_(config.num, config.key_size),
+      values_(config.value_size, config.seed) {}
+
+Runner::~Runner() {
+  db_.reset();
+  if (remove_after_) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+}
+
+std::vector<int> Runner::Shape() {
+  std::vector<int> shape;
+  for (int level = 0;; ++level) {
+    std::optional<std::string> v =
+        db_->GetProperty(absl::StrCat("sift.num-files-at-level", level));
+    if (!v.has_value()) break;
+    shape.push_back(std::atoi(v->c_str()));
+  }
+  // Drop empty deepest levels: "3 5 40" reads better than "3 5 40 0 0 0 0".
+  while (shape.size() > 1 && shape.back() == 0) shape.pop_back();
+  return shape;
+}
+
+double Runner::Settle() {
+  const uint64_t start = NowNanos();
+  constexpr int kStablePolls = 10;  // 1 s without a change in shape
+  constexpr double kMaxSeconds = 120;
+  std::vector<int> last = Shape();
+  int stable = 0;
+  while (stable < kStablePolls &&
+         double(NowNanos() - start) / 1e9 < kMaxSeconds) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::vector<int> now = Shape();
+    stable = now == last ? stable + 1 : 0;
+    last = std::move(now);
+  }
+  return double(NowNanos() - start) / 1e9;
+}
+
+absl::StatusOr<WorkloadResult> Runner::Run(
+    std::string_view name, std::optional<WorkloadResult>* load) {
+  if (load != nullptr) load->reset();
+  const bool needs_data = IsReadWorkload(name) || name == "seekrandom" ||
+                          name == "readseq" || name == "overwrite";
+  if (needs_data && !loaded_) {
+    absl::StatusOr<WorkloadResult> fill = Run("fillrandom", nullptr);
+    if (!fill.ok()) return fill.status();
+    if (load != nullptr) *load = *std::move(fill);
+  }
+
+  WorkloadResult r;
+  r.name = std::string(name);
+  const ReadStats before = db_->GetReadStats();
+  absl::Status s;
+  if (name == "fillseq" || name == "fillrandom") {
+    s = Fill(name == "fillrandom", &r);
+  } else if (name == "overwrite") {
+    s = Overwrite(&r);
+  } else if (IsReadWorkload(name)) {
+    s = PointReads(name, &r);
+  } else if (name == "seekrandom") {
+    s = SeekRandom(&r);
+  } else if (name == "readseq") {
+    s = ReadSeq(&r);
+  } else if (name == "compact") {
+    s = Compact(&r);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown workload '", std::string(name), "'"));
+  }
+  if (!s.ok()) return AsStatus(s, r.name);
+  if (r.point_reads) {
+    const ReadStats after = db_->GetReadStats();
+    ReadStats d;
+    d.gets = after.gets - before.gets;
+    d.memtable_hits = after.memtable_hits - before.memtable_hits;
+    d.tables_probed = after.tables_probed - before.tables_probed;
+    d.filter_negatives = after.filter_negatives - before.filter_negatives;
+    d.filter_positives = after.filter_positives - before.filter_positives;
+    d.filter_false_positives =
+        after.filter_false_positives - before.filter_false_positives;
+    d.block_cache_hits = after.block_cache_hits - before.block_cache_hits;
+    d.block_reads = after.block_reads - before.block_reads;
+    d.bytes_read = after.bytes_read - before.bytes_read;
+    r.stats = d;
+    r.theoretical_fpr = theoretical_fpr_;
+  }
+  if (config_.settle &&
+      (name == "fillseq" || name == "fillrandom" || name == "overwrite")) {
+    r.settle_seconds = Settle();
+  }
+  r.files_per_level = Shape();
+  return r;
+}
+
+absl::Status Runner::Fill(bool random, WorkloadResult* r) {
+  std::vector<uint32_t> order;
+  if (random) order = Permutation(config_.num, config_.seed);
+  const uint64_t value_base = write_counter_;
+  write_counter_ += config_.num;
+  Progress progress(r->name, config_.num, config_.progress);
+  ParallelResult pr;
+  const WriteOptions wo;
+  absl::Status s = RunParallel(
+      config_.threads, config_.num, &progress,
+      [&](int, uint64_t begin, uint64_t end, Histogram* lat,
+          Progress* prog) -> absl::Status {
+        std::string key(config_.key_size, '\0');
+        for (uint64_t i = begin; i < end; ++i) {
+          keys_.Present(random ? order[i] : i, key.data());
+          const std::string_view value = values_.Get(value_base + i);
+          const uint64_t t0 = NowNanos();
+          absl::Status ps = db_->Put(wo, key, value);
+          lat->Add(double(NowNanos() - t0) / 1e3);
+          if (!ps.ok()) return ps;
+          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
+        }
+        return absl::OkStatus();
+      },
+      &pr);
+  if (!s.ok()) return s;
+  loaded_ = true;
+  r->ops = config_.num;
+  r->bytes = config_.num * (config_.key_size + config_.value_size);
+  r->seconds = pr.seconds;
+  r->latency_us = std::move(pr.latency_us);
+  return absl::OkStatus();
+}
+
+absl::Status Runner::Overwrite(WorkloadResult* r) {
+  const uint64_t value_base = write_counter_;
+  write_counter_ += config_.num;
+  Progress progress(r->name, config_.num, config_.progress);
+  ParallelResult pr;
+  const WriteOptions wo;
+  absl::Status s = RunParallel(
+      config_.threads, config_.num, &progress,
+      [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
+          Progress* prog) -> absl::Status {
+        Random rnd(config_.seed * 1000003 + kOverwriteSeed * 101 + thread);
+        std::string key(config_.key_size, '\0');
+        for (uint64_t i = begin; i < end; ++i) {
+          keys_.Present(rnd.Uniform(config_.num), key.data());
+          const std::string_view value = values_.Get(value_base + i);
+          const uint64_t t0 = NowNanos();
+          absl::Status ps = db_->Put(wo, key, value);
+          lat->Add(double(NowNanos() - t0) / 1e3);
+          if (!ps.ok()) return ps;
+          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
+        }
+        return absl::OkStatus();
+      },
+      &pr);
+  if (!s.ok()) return s;
+  r->ops = config_.num;
+  r->bytes = config_.num * (config_.key_size + config_.value_size);
+  r->seconds = pr.seconds;
+  r->latency_us = std::move(pr.latency_us);
+  return absl::OkStatus();
+}
+
+absl::Status Runner::PointReads(std::string_view name, WorkloadResult* r) {
+  const bool missing = name == "readmissing";
+  const bool hot = name == "readhot";
+  std::optional<ZipfianGenerator> zipf;
+  if (hot) zipf.emplace(config_.num, 0.99);
+  const uint64_t kind_seed = missing ? kReadMissingSeed
+                             : hot   ? kReadHotSeed
+                                     : kReadRandomSeed;
+  std::atomic<uint64_t> found{0}, bytes{0};
+  Progress progress(r->name, config_.reads, config_.progress);
+  ParallelResult pr;
+  const ReadOptions ro;
+  absl::Status s = RunParallel(
+      config_.threads, config_.reads, &progress,
+      [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
+          Progress* prog) -> absl::Status {
+        Random rnd(config_.seed * 1000003 + kind_seed * 101 + thread);
+        std::string key(config_.key_size, '\0');
+        std::string value;
+        uint64_t my_found = 0, my_bytes = 0;
+        for (uint64_t i = begin; i < end; ++i) {
+          if (hot) {
+            keys_.Present(zipf->Next(rnd.NextDouble()), key.data());
+          } else if (missing) {
+            keys_.Missing(rnd.Uniform(config_.num), key.data());
+          } else {
+            keys_.Present(rnd.Uniform(config_.num), key.data());
+          }
+          const uint64_t t0 = NowNanos();
+          absl::Status gs = db_->Get(ro, key, &value);
+          lat->Add(double(NowNanos() - t0) / 1e3);
+          if (gs.ok()) {
+            ++my_found;
+            my_bytes += key.size() + value.size();
+          } else if (!absl::IsNotFound(gs)) {
+            return gs;
+          }
+          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
+        }
+        found += my_found;
+        bytes += my_bytes;
+        return absl::OkStatus();
+      },
+      &pr);
+  if (!s.ok()) return s;
+  r->ops = config_.reads;
+  r->found = found;
+  r->bytes = bytes;
+  r->seconds = pr.seconds;
+  r->latency_us = std::move(pr.latency_us);
+  r->point_reads = true;
+  return absl::OkStatus();
+}
+
+absl::Status Runner::SeekRandom(WorkloadResult* r) {
+  std::atomic<uint64_t> found{0};
+  Progress progress(r->name, config_.reads, config_.progress);
+  ParallelResult pr;
+  const ReadOptions ro;
+  absl::Status s = RunParallel(
+      config_.threads, config_.reads, &progress,
+      [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
+          Progress* prog) -> absl::Status {
+        Random rnd(config_.seed * 1000003 + kSeekSeed * 101 + thread);
+        std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+        std::string key(config_.key_size, '\0');
+        uint64_t my_found = 0;
+        for (uint64_t i = begin; i < end; ++i) {
+          keys_.Present(rnd.Uniform(config_.num), key.data());
+          const uint64_t t0 = NowNanos();
+          it->Seek(key);
+          const bool hit = it->Valid() && it->key() == key;
+          lat->Add(double(NowNanos() - t0) / 1e3);
+          if (hit) ++my_found;
+          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
+        }
+        found += my_found;
+        return it->status();
+      },
+      &pr);
+  if (!s.ok()) return s;
+  r->ops = config_.reads;
+  r->found = found;
+  r->bytes = found * (config_.key_size + config_.value_size);
+  r->seconds = pr.seconds;
+  r->latency_us = std::move(pr.latency_us);
+  return absl::OkStatus();
+}
+
+absl::Status Runner::ReadSeq(WorkloadResult* r) {
+  // One scan of the whole database, timed per Next.
+  Progress progress(r->name, config_.num, config_.progress);
+  const uint64_t start = NowNanos();
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
+  uint64_t n = 0, bytes = 0;
+  uint64_t t0 = NowNanos();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const uint64_t t1 = NowNanos();
+    r->latency_us.Add(double(t1 - t0) / 1e3);
+    t0 = t1;
+    bytes += it->key().size() + it->value().size();
+    if (++n % kProgressBatch == 0) progress.Add(kProgressBatch);
+  }
+  if (absl::Status s = it->status(); !s.ok()) return s;
+  r->seconds = double(NowNanos() - start) / 1e9;
+  r->ops = n;
+  r->found = n;
+  r->bytes = bytes;
+  return absl::OkStatus();
+}
+
+absl::Status Runner::Compact(WorkloadResult* r) {
+  const uint64_t start = NowNanos();
+  absl::Status s = db_->CompactRange(nullptr, nullptr);
+  r->seconds = double(NowNanos() - start) / 1e9;
+  r->latency_us.Add(r->seconds * 1e6);
+  r->ops = 1;
+  return s;
+}
+
+}  // namespace sift::bench

@@ -1,0 +1,134 @@
+#ifndef SIFT_BENCH_KVBENCH_RUNNER_H_
+#define SIFT_BENCH_KVBENCH_RUNNER_H_
+
+// kvbench's workloads against one sift::DB: the database is opened once per
+// run and the workloads share it in the order given (db_bench style), so a
+// fill followed by reads measures reads of what the fill wrote.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bench/kvbench/keys.h"
+#include "sift/db.h"
+#include "sift/options.h"
+#include "sift/read_stats.h"
+#include "util/histogram.h"
+
+namespace sift::bench {
+
+// Filter setting of a run: kNone writes tables without a filter.
+enum class FilterChoice { kNone, kStandard, kBlocked };
+const char* FilterChoiceName(FilterChoice f);
+
+// Everything a run is configured with (the command-line flags).
+struct BenchConfig {
+  uint64_t num = 1000000;   // keys in the key space, written by the fills
+  uint64_t reads = 200000;  // operations of each read workload
+  int key_size = 16;
+  int value_size = 100;
+  double bits_per_key = 10.0;
+  FilterChoice filter = FilterChoice::kBlocked;
+  Compression compression = Compression::kNone;
+  size_t cache_size = 8 << 20;
+  size_t write_buffer_size = 4 << 20;
+  size_t max_file_size = 2 << 20;
+  int threads = 1;
+  uint64_t seed = 301;
+  std::string db;  // empty: a fresh temporary directory, removed afterwards
+  bool use_existing_db = false;
+  // After a fill, wait until background compaction has settled before the
+  // next workload, so reads measure a stable tree (settle time is reported).
+  bool settle = true;
+  bool progress = false;  // progress bar on stderr
+
+  Options MakeOptions() const;
+};
+
+// Names of the workloads, in the order of --help.
+const std::vector<std::string>& AllWorkloads();
+bool IsReadWorkload(std::string_view name);  // point reads via DB::Get
+
+// The outcome of one workload.
+struct WorkloadResult {
+  std::string name;
+  uint64_t ops = 0;
+  uint64_t found = 0;  // reads and seeks: how many found their key
+  uint64_t bytes = 0;  // key+value bytes written or read
+  double seconds = 0;
+  double settle_seconds = 0;  // waiting for compactions after a fill
+  Histogram latency_us;
+  bool point_reads = false;  // `stats` is meaningful
+  ReadStats stats;           // GetReadStats() delta over the workload
+  std::optional<double> theoretical_fpr;  // for the run's filter setting
+  std::vector<int> files_per_level;       // shape after the workload
+
+  double OpsPerSecond() const { return seconds > 0 ? ops / seconds : 0; }
+  double PerGet(uint64_t counter) const {
+    return stats.gets == 0 ? 0.0 : double(counter) / double(stats.gets);
+  }
+  double CacheHitRate() const {
+    const uint64_t lookups = stats.block_cache_hits + stats.block_reads;
+    return lookups == 0 ? 0.0 : double(stats.block_cache_hits) / lookups;
+  }
+};
+
+// Owns the database (and the temporary directory) of one run.
+//
+// Thread safety: Run is not safe for concurrent use; it runs a workload on
+// config.threads threads of its own.
+class Runner {
+ public:
+  static absl::StatusOr<std::unique_ptr<Runner>> Open(
+      const BenchConfig& config);
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+  // Closes the database and removes the temporary directory, if one was made.
+  ~Runner();
+
+  // Run one workload by name. A read workload on a database nothing was
+  // loaded into first loads it (fillrandom, returned in *load if not null).
+  absl::StatusOr<WorkloadResult> Run(std::string_view name,
+                                     std::optional<WorkloadResult>* load);
+
+  // Tables per level (sift.num-files-at-level<N>).
+  std::vector<int> Shape();
+  // A DB property (DB::GetProperty).
+  std::optional<std::string> Property(std::string_view name) {
+    return db_->GetProperty(name);
+  }
+  const std::string& path() const { return path_; }
+  // Theoretical FPR for the configured filter (nullopt without a filter).
+  std::optional<double> TheoreticalFpr() const { return theoretical_fpr_; }
+
+ private:
+  Runner(const BenchConfig& config, std::string path, bool remove_after);
+
+  absl::Status Fill(bool random, WorkloadResult* r);
+  absl::Status Overwrite(WorkloadResult* r);
+  absl::Status PointReads(std::string_view name, WorkloadResult* r);
+  absl::Status SeekRandom(WorkloadResult* r);
+  absl::Status ReadSeq(WorkloadResult* r);
+  absl::Status Compact(WorkloadResult* r);
+  // Poll the tree's shape until it stops changing; returns seconds waited.
+  double Settle();
+
+  const BenchConfig config_;
+  const std::string path_;
+  const bool remove_after_;
+  const KeySpace keys_;
+  const ValueSource values_;
+  std::optional<double> theoretical_fpr_;
+  std::unique_ptr<DB> db_;
+  bool loaded_ = false;
+  uint64_t write_counter_ = 0;  // distinct values across workloads
+};
+
+}  // namespace sift::bench
+
+#endif  // SIFT_BENCH_KVBENCH_RUNNER_H_

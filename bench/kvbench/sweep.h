@@ -1,0 +1,50 @@
+#ifndef SIFT_BENCH_KVBENCH_SWEEP_H_
+#define SIFT_BENCH_KVBENCH_SWEEP_H_
+
+// --sweep_bits: what each bit per key of filter buys. For every setting and
+// filter layout a fresh database is filled and measured with readmissing and
+// readrandom; the rows go to a table on stdout, sweep.csv and sweep.svg.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bench/kvbench/report.h"
+#include "bench/kvbench/runner.h"
+
+namespace sift::bench {
+
+struct SweepRow {
+  double bits_per_key = 0;
+  FilterChoice filter = FilterChoice::kNone;
+  uint32_t num_probes = 0;
+  double theoretical_fpr = 0;  // 1 without a filter
+  uint64_t filter_memory_bytes = 0;
+  WorkloadResult fill;
+  WorkloadResult missing;  // readmissing
+  WorkloadResult present;  // readrandom
+};
+
+// Parse "0,2,4" into bits-per-key settings (each 0..100).
+absl::StatusOr<std::vector<double>> ParseBitsList(const std::string& text);
+
+// Run the sweep (0 bits/key: once, without a filter; otherwise once per
+// layout). `base` supplies every other setting.
+absl::StatusOr<std::vector<SweepRow>> RunSweep(const BenchConfig& base,
+                                               const std::vector<double>& bits);
+
+void PrintSweep(const std::vector<SweepRow>& rows, std::FILE* out);
+std::string SweepCsv(const std::vector<SweepRow>& rows);
+std::string SweepSvg(const BenchConfig& base,
+                     const std::vector<SweepRow>& rows);
+Json SweepJson(const std::vector<SweepRow>& rows);
+
+// Write sweep.csv and sweep.svg into `dir` (created if missing).
+absl::Status WriteSweepFiles(const BenchConfig& base,
+                             const std::vector<SweepRow>& rows,
+                             const std::string& dir);
+
+}  // namespace sift::bench
+
+#endif  // SIFT_BENCH_KVBENCH_SWEEP_H_

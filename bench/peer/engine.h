@@ -1,0 +1,87 @@
+#ifndef SIFT_BENCH_PEER_ENGINE_H_
+#define SIFT_BENCH_PEER_ENGINE_H_
+
+// peer_bench drives sift, LevelDB and RocksDB through this one small
+// interface, with the same settings, and counts block reads the same way for
+// all three: each engine's file-system layer is wrapped so that every read of
+// a random-access (table) file is counted.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace sift::bench {
+
+// The settings every engine is opened with.
+struct PeerSettings {
+  uint64_t num = 1000000;
+  uint64_t reads = 200000;
+  int key_size = 16;
+  int value_size = 100;
+  size_t block_size = 4 << 10;
+  size_t cache_size = 8 << 20;
+  size_t write_buffer_size = 4 << 20;
+  size_t max_file_size = 2 << 20;
+  double bits_per_key = 10;
+  uint64_t seed = 301;
+};
+
+// Reads of random-access files, split by who issued them: the benchmark's
+// own threads (a Get's reads) or the engine's background threads (compaction).
+//
+// Thread safety: safe for concurrent use.
+class ReadCounter {
+ public:
+  // Count one read of `bytes` bytes, issued by the calling thread.
+  void Count(uint64_t bytes);
+  uint64_t foreground_reads() const { return fg_reads_.load(); }
+  uint64_t background_reads() const { return bg_reads_.load(); }
+  uint64_t foreground_bytes() const { return fg_bytes_.load(); }
+
+  // Mark the calling thread as a benchmark (foreground) thread.
+  static void MarkForegroundThread();
+
+ private:
+  std::atomic<uint64_t> fg_reads_{0};
+  std::atomic<uint64_t> bg_reads_{0};
+  std::atomic<uint64_t> fg_bytes_{0};
+};
+
+// One open database of one engine, in a directory of its own.
+//
+// Thread safety: as the engine's own DB (Put/Get safe from many threads).
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+  virtual absl::Status Put(std::string_view key, std::string_view value) = 0;
+  // OK with *found false when the key is absent.
+  virtual absl::Status Get(std::string_view key, std::string* value,
+                           bool* found) = 0;
+  // Tables per level (the engine's num-files-at-level<N> property).
+  virtual std::vector<int> Shape() = 0;
+  // Engine-specific facts for the report (memory properties, own counters).
+  virtual nlohmann::ordered_json Extra() = 0;
+  ReadCounter& counter() { return counter_; }
+
+ protected:
+  ReadCounter counter_;
+};
+
+absl::StatusOr<std::unique_ptr<Engine>> OpenSift(const PeerSettings& s,
+                                                 const std::string& dir);
+absl::StatusOr<std::unique_ptr<Engine>> OpenLevelDb(const PeerSettings& s,
+                                                    const std::string& dir);
+absl::StatusOr<std::unique_ptr<Engine>> OpenRocksDb(const PeerSettings& s,
+                                                    const std::string& dir);
+
+}  // namespace sift::bench
+
+#endif  // SIFT_BENCH_PEER_ENGINE_H_

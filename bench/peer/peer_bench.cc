@@ -1,0 +1,427 @@
+// peer_bench: the same workloads with the same settings through sift, LevelDB
+// and RocksDB, one engine at a time, each in a child process of its own (so
+// that its peak RSS is its own), and a side-by-side table with ratios.
+// See doc/benchmarks.md.
+
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bench/kvbench/keys.h"
+#include "bench/kvbench/parallel.h"
+#include "bench/peer/engine.h"
+#include "util/histogram.h"
+#include "util/random.h"
+
+namespace sift::bench {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+uint64_t PeakRssKiB() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<uint64_t>(ru.ru_maxrss);
+}
+
+Json LatencyJson(const Histogram& h) {
+  return {{"p50", h.Percentile(50)},
+          {"p99", h.Percentile(99)},
+          {"p99.9", h.Percentile(99.9)}};
+}
+
+// Poll the shape until it has not changed for a second (at most two
+// minutes): background compaction has settled.
+double Settle(Engine* e) {
+  const uint64_t start = NowNanos();
+  std::vector<int> last = e->Shape();
+  int stable = 0;
+  while (stable < 10 && double(NowNanos() - start) / 1e9 < 120) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::vector<int> now = e->Shape();
+    stable = now == last ? stable + 1 : 0;
+    last = std::move(now);
+  }
+  return double(NowNanos() - start) / 1e9;
+}
+
+// Runs every workload on one engine; the result as JSON.
+absl::StatusOr<Json> RunEngine(const std::string& engine_name,
+                               const PeerSettings& s, const std::string& dir) {
+  ReadCounter::MarkForegroundThread();
+  const KeySpace keys(s.num, s.key_size);
+  const ValueSource values(s.value_size, s.seed);
+  const std::vector<uint32_t> order = Permutation(s.num, s.seed);
+  const ZipfianGenerator zipf(s.num, 0.99);
+  Json out;
+  out["engine"] = engine_name;
+  out["baseline_rss_kib"] = PeakRssKiB();
+
+  absl::StatusOr<std::unique_ptr<Engine>> opened =
+      engine_name == "sift"      ? OpenSift(s, dir)
+      : engine_name == "leveldb" ? OpenLevelDb(s, dir)
+                                 : OpenRocksDb(s, dir);
+  if (!opened.ok()) return opened.status();
+  Engine* e = opened->get();
+  std::string key(s.key_size, '\0');
+  std::string value;
+
+  Json results = Json::object();
+  {
+    Histogram lat;
+    const uint64_t bg0 = e->counter().background_reads();
+    const uint64_t start = NowNanos();
+    for (uint64_t i = 0; i < s.num; ++i) {
+      keys.Present(order[i], key.data());
+      const uint64_t t0 = NowNanos();
+      absl::Status st = e->Put(key, values.Get(i));
+      lat.Add(double(NowNanos() - t0) / 1e3);
+      if (!st.ok()) return st;
+    }
+    const double seconds = double(NowNanos() - start) / 1e9;
+    const double settle = Settle(e);
+    results["fillrandom"] = {
+        {"ops", s.num},
+        {"seconds", seconds},
+        {"ops_per_sec", s.num / seconds},
+        {"latency_us", LatencyJson(lat)},
+        {"settle_seconds", settle},
+        {"background_reads", e->counter().background_reads() - bg0}};
+  }
+  // The same draws as kvbench's workloads of the same names (thread 0).
+  const std::pair<const char*, uint64_t> reads[] = {
+      {"readrandom", 2}, {"readmissing", 3}, {"readhot", 4}};
+  for (const auto& [w, kind_seed] : reads) {
+    const std::string name = w;
+    Random rnd(s.seed * 1000003 + kind_seed * 101);
+    Histogram lat;
+    uint64_t found = 0;
+    const uint64_t fg0 = e->counter().foreground_reads();
+    const uint64_t fgb0 = e->counter().foreground_bytes();
+    const uint64_t bg0 = e->counter().background_reads();
+    const uint64_t start = NowNanos();
+    for (uint64_t i = 0; i < s.reads; ++i) {
+      if (name == "readmissing") {
+        keys.Missing(rnd.Uniform(s.num), key.data());
+      } else if (name == "readhot") {
+        keys.Present(zipf.Next(rnd.NextDouble()), key.data());
+      } else {
+        keys.Present(rnd.Uniform(s.num), key.data());
+      }
+      bool hit = false;
+      const uint64_t t0 = NowNanos();
+      absl::Status st = e->Get(key, &value, &hit);
+      lat.Add(double(NowNanos() - t0) / 1e3);
+      if (!st.ok()) return st;
+      found += hit;
+    }
+    const double seconds = double(NowNanos() - start) / 1e9;
+    const uint64_t reads = e->counter().foreground_reads() - fg0;
+    results[name] = {
+        {"ops", s.reads},
+        {"seconds", seconds},
+        {"ops_per_sec", s.reads / seconds},
+        {"latency_us", LatencyJson(lat)},
+        {"found", found},
+        {"block_reads", reads},
+        {"block_reads_per_get", double(reads) / s.reads},
+        {"bytes_read", e->counter().foreground_bytes() - fgb0},
+        {"background_reads", e->counter().background_reads() - bg0}};
+  }
+  out["results"] = std::move(results);
+  out["files_per_level"] = e->Shape();
+  out["extra"] = e->Extra();
+  out["peak_rss_before_close_kib"] = PeakRssKiB();
+  opened->reset();
+  return out;
+}
+
+// Fork a child that runs `engine` and writes its JSON to a pipe; collect it
+// with the child's peak RSS.
+absl::StatusOr<Json> RunInChild(const std::string& engine,
+                                const PeerSettings& s, const std::string& dir) {
+  int fds[2];
+  if (pipe(fds) != 0) return absl::InternalError("pipe failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    absl::StatusOr<Json> r = RunEngine(engine, s, dir);
+    std::string text =
+        r.ok() ? r->dump() : Json{{"error", r.status().ToString()}}.dump();
+    size_t off = 0;
+    while (off < text.size()) {
+      const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+    _exit(r.ok() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) text.append(buf, n);
+  close(fds[0]);
+  int status = 0;
+  struct rusage ru;
+  if (wait4(pid, &status, 0, &ru) != pid) {
+    return absl::InternalError("wait4 failed");
+  }
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InternalError(absl::StrCat(
+        engine, ": child exited with status ", status, " and no result"));
+  }
+  if (j.contains("error")) {
+    return absl::InternalError(
+        absl::StrCat(engine, ": ", j["error"].get<std::string>()));
+  }
+  j["peak_rss_kib"] = static_cast<uint64_t>(ru.ru_maxrss);
+  return j;
+}
+
+void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
+  std::printf(
+      "peer_bench: %s keys x %d B, values %d B, %s reads per read workload; "
+      "%zu KiB blocks, %.0f MiB block cache, %.0f MiB write buffer, %.0f MiB "
+      "tables, %g bits/key, no compression; one engine at a time, each in its "
+      "own process\n\n",
+      absl::StrCat(s.num).c_str(), s.key_size, s.value_size,
+      absl::StrCat(s.reads).c_str(), s.block_size / 1024,
+      s.cache_size / 1048576.0, s.write_buffer_size / 1048576.0,
+      s.max_file_size / 1048576.0, s.bits_per_key);
+  const Json* sift = nullptr;
+  std::vector<const Json*> peers;
+  for (const Json& r : runs) {
+    if (r["engine"] == "sift") {
+      sift = &r;
+    } else {
+      peers.push_back(&r);
+    }
+  }
+  std::printf("%-12s %-14s", "workload", "metric");
+  for (const Json& r : runs) {
+    std::printf(" %12s", r["engine"].get<std::string>().c_str());
+  }
+  std::printf(" %14s  %s\n", "sift/best peer", "target");
+
+  struct Row {
+    const char* workload;
+    const char* field;  // in results[workload]
+    const char* sub;    // nested field (latency) or nullptr
+    const char* label;
+    bool higher_better;
+    const char* target;   // printed target, or ""
+    double target_ratio;  // 0: none; else ratio needed vs best peer
+    double target_abs;    // 0: none; else sift value must be <= this
+  };
+  const Row rows[] = {
+      {"fillrandom", "ops_per_sec", nullptr, "ops/s", true, ">= 1.00x", 1.0, 0},
+      {"fillrandom", "latency_us", "p99", "p99 us", false, "", 0, 0},
+      {"fillrandom", "settle_seconds", nullptr, "settle s", false, "", 0, 0},
+      {"readrandom", "ops_per_sec", nullptr, "ops/s", true, ">= 1.00x", 1.0, 0},
+      {"readrandom", "block_reads_per_get", nullptr, "blk reads/Get", false,
+       "<= 1.05", 0, 1.05},
+      {"readrandom", "latency_us", "p99", "p99 us", false, "", 0, 0},
+      {"readmissing", "ops_per_sec", nullptr, "ops/s", true, ">= 1.50x", 1.5,
+       0},
+      {"readmissing", "block_reads_per_get", nullptr, "blk reads/Get", false,
+       "<= 0.01", 0, 0.01},
+      {"readmissing", "latency_us", "p99", "p99 us", false, "", 0, 0},
+      {"readhot", "ops_per_sec", nullptr, "ops/s", true, "", 0, 0},
+      {"readhot", "block_reads_per_get", nullptr, "blk reads/Get", false, "", 0,
+       0},
+  };
+  const char* last_workload = "";
+  for (const Row& row : rows) {
+    auto value = [&](const Json& r) {
+      const Json& f = r["results"][row.workload][row.field];
+      return row.sub ? f[row.sub].get<double>() : f.get<double>();
+    };
+    std::printf("%-12s %-14s",
+                std::string(row.workload) == last_workload ? "" : row.workload,
+                row.label);
+    last_workload = row.workload;
+    for (const Json& r : runs) {
+      const double v = value(r);
+      if (std::string(row.field) == "block_reads_per_get") {
+        std::printf(" %12.4f", v);
+      } else if (std::string(row.field) == "ops_per_sec") {
+        std::printf(" %12.0f", v);
+      } else {
+        std::printf(" %12.2f", v);
+      }
+    }
+    std::string ratio = "-", verdict;
+    if (sift != nullptr && !peers.empty()) {
+      double best = value(*peers[0]);
+      for (const Json* p : peers) {
+        best = row.higher_better ? std::max(best, value(*p))
+                                 : std::min(best, value(*p));
+      }
+      const double mine = value(*sift);
+      if (best > 0) ratio = absl::StrFormat("%.2fx", mine / best);
+      if (row.target_ratio > 0) {
+        verdict = mine >= row.target_ratio * best ? "met" : "MISSED";
+      } else if (row.target_abs > 0) {
+        verdict = mine <= row.target_abs ? "met" : "MISSED";
+      }
+    }
+    std::printf(" %14s  %s%s%s\n", ratio.c_str(), row.target,
+                verdict.empty() ? "" : " ", verdict.c_str());
+  }
+  std::printf("%-12s %-14s", "process", "peak RSS MiB");
+  for (const Json& r : runs) {
+    std::printf(" %12.1f", r["peak_rss_kib"].get<double>() / 1024);
+  }
+  std::printf("\n%-12s %-14s", "", "base RSS MiB");
+  for (const Json& r : runs) {
+    std::printf(" %12.1f", r["baseline_rss_kib"].get<double>() / 1024);
+  }
+  std::printf("\n%-12s %-14s", "shape", "tables/level");
+  for (const Json& r : runs) {
+    std::vector<int> shape = r["files_per_level"].get<std::vector<int>>();
+    while (shape.size() > 1 && shape.back() == 0) shape.pop_back();
+    std::printf(" %12s", absl::StrJoin(shape, ",").c_str());
+  }
+  std::printf("\n");
+  if (sift != nullptr) {
+    const Json& extra = (*sift)["extra"];
+    const double filters = extra.contains("sift.filter-memory-bytes")
+                               ? extra["sift.filter-memory-bytes"].get<double>()
+                               : 0;
+    const double budget_mib =
+        (s.cache_size + 2.0 * s.write_buffer_size + filters) / 1048576.0 + 32;
+    const double engine_mib = ((*sift)["peak_rss_kib"].get<double>() -
+                               (*sift)["baseline_rss_kib"].get<double>()) /
+                              1024;
+    std::printf(
+        "\nsift memory: peak RSS %.1f MiB, %.1f MiB above the process's "
+        "baseline (keys, values, order: %.1f MiB);\nbudget: block cache + 2 "
+        "memtables + filters (%.1f MiB) + 32 MiB = %.1f MiB (+ indexes) -> "
+        "%s\n",
+        (*sift)["peak_rss_kib"].get<double>() / 1024, engine_mib,
+        (*sift)["baseline_rss_kib"].get<double>() / 1024, filters / 1048576.0,
+        budget_mib, engine_mib <= budget_mib ? "within" : "OVER");
+  }
+  std::printf(
+      "\nblk reads/Get: random-access reads of table files by the reading "
+      "thread, counted by a wrapper around each engine's file layer,\ndivided "
+      "by Gets. LevelDB serves table reads from mmap'ed files (no block-cache "
+      "copy), so each of its Gets touching a block counts one read.\n");
+}
+
+int Main(int argc, char** argv) {
+  PeerSettings s;
+  std::string engines = "sift,leveldb,rocksdb";
+  std::string dir;
+  bool json = false;
+  CLI::App app{"peer_bench: sift, LevelDB and RocksDB side by side"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--num", s.num, "Keys inserted in random order");
+  app.add_option("--reads", s.reads, "Gets per read workload");
+  app.add_option("--key_size", s.key_size, "Key bytes");
+  app.add_option("--value_size", s.value_size, "Value bytes");
+  app.add_option("--bits_per_key", s.bits_per_key, "Filter bits per key");
+  app.add_option("--seed", s.seed, "Seed of keys, values and order");
+  app.add_option("--engines", engines, "Comma-separated: sift,leveldb,rocksdb");
+  app.add_option("--db", dir,
+                 "Parent directory for the databases (default: a fresh "
+                 "temporary directory, removed afterwards)");
+  app.add_flag("--json", json,
+               "One JSON document on stdout instead of a table");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (absl::Status st = KeySpace::Validate(s.num, s.key_size); !st.ok()) {
+    std::fprintf(stderr, "peer_bench: %s\n", st.ToString().c_str());
+    return 2;
+  }
+  std::vector<std::string> names;
+  for (absl::string_view n : absl::StrSplit(engines, ',', absl::SkipEmpty())) {
+    if (n != "sift" && n != "leveldb" && n != "rocksdb") {
+      std::fprintf(stderr, "peer_bench: unknown engine '%s'\n",
+                   std::string(n.data(), n.size()).c_str());
+      return 2;
+    }
+    names.emplace_back(n.data(), n.size());
+  }
+  bool remove_after = false;
+  if (dir.empty()) {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "peer_bench-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) {
+      std::fprintf(stderr, "peer_bench: cannot create %s\n", tmpl.c_str());
+      return 1;
+    }
+    dir = tmpl;
+    remove_after = true;
+  }
+  std::vector<Json> runs;
+  int rc = 0;
+  for (const std::string& name : names) {
+    const std::string path = (std::filesystem::path(dir) / name).string();
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+    std::fprintf(stderr, "peer_bench: running %s in %s\n", name.c_str(),
+                 path.c_str());
+    absl::StatusOr<Json> r = RunInChild(name, s, path);
+    std::filesystem::remove_all(path, ec);
+    if (!r.ok()) {
+      std::fprintf(stderr, "peer_bench: %s\n", r.status().ToString().c_str());
+      rc = 1;
+      break;
+    }
+    runs.push_back(*std::move(r));
+  }
+  if (remove_after) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  if (rc != 0) return rc;
+  if (json) {
+    Json doc;
+    doc["settings"] = {{"num", s.num},
+                       {"reads", s.reads},
+                       {"key_size", s.key_size},
+                       {"value_size", s.value_size},
+                       {"block_size", s.block_size},
+                       {"cache_size", s.cache_size},
+                       {"write_buffer_size", s.write_buffer_size},
+                       {"max_file_size", s.max_file_size},
+                       {"bits_per_key", s.bits_per_key},
+                       {"compression", "none"}};
+    doc["runs"] = runs;
+    std::printf("%s\n", doc.dump(2).c_str());
+  } else {
+    PrintTable(s, runs);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sift::bench
+
+int main(int argc, char** argv) { return sift::bench::Main(argc, argv); }

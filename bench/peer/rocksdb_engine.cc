@@ -1,0 +1,162 @@
+// RocksDB behind the peer interface, its FileSystem wrapped to count table
+// reads (Read, and each request of MultiRead/ReadAsync).
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bench/peer/engine.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/db.h"
+#include "rocksdb/env.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/options.h"
+#include "rocksdb/table.h"
+
+namespace sift::bench {
+namespace {
+
+absl::Status FromRocksDb(const rocksdb::Status& s) {
+  if (s.ok()) return absl::OkStatus();
+  if (s.IsNotFound()) return absl::NotFoundError(s.ToString());
+  if (s.IsCorruption()) return absl::DataLossError(s.ToString());
+  return absl::InternalError(s.ToString());
+}
+
+class CountingFile final : public rocksdb::FSRandomAccessFileOwnerWrapper {
+ public:
+  CountingFile(std::unique_ptr<rocksdb::FSRandomAccessFile> target,
+               ReadCounter* counter)
+      : rocksdb::FSRandomAccessFileOwnerWrapper(std::move(target)),
+        counter_(counter) {}
+  rocksdb::IOStatus Read(uint64_t offset, size_t n,
+                         const rocksdb::IOOptions& options,
+                         rocksdb::Slice* result, char* scratch,
+                         rocksdb::IODebugContext* dbg) const override {
+    counter_->Count(n);
+    return target()->Read(offset, n, options, result, scratch, dbg);
+  }
+  rocksdb::IOStatus MultiRead(rocksdb::FSReadRequest* reqs, size_t num_reqs,
+                              const rocksdb::IOOptions& options,
+                              rocksdb::IODebugContext* dbg) override {
+    for (size_t i = 0; i < num_reqs; ++i) counter_->Count(reqs[i].len);
+    return target()->MultiRead(reqs, num_reqs, options, dbg);
+  }
+  rocksdb::IOStatus ReadAsync(
+      rocksdb::FSReadRequest& req, const rocksdb::IOOptions& opts,
+      std::function<void(const rocksdb::FSReadRequest&, void*)> cb,
+      void* cb_arg, void** io_handle, rocksdb::IOHandleDeleter* del_fn,
+      rocksdb::IODebugContext* dbg) override {
+    counter_->Count(req.len);
+    return target()->ReadAsync(req, opts, std::move(cb), cb_arg, io_handle,
+                               del_fn, dbg);
+  }
+
+ private:
+  ReadCounter* counter_;
+};
+
+class CountingFileSystem final : public rocksdb::FileSystemWrapper {
+ public:
+  CountingFileSystem(const std::shared_ptr<rocksdb::FileSystem>& target,
+                     ReadCounter* counter)
+      : rocksdb::FileSystemWrapper(target), counter_(counter) {}
+  const char* Name() const override { return "CountingFileSystem"; }
+  rocksdb::IOStatus NewRandomAccessFile(
+      const std::string& f, const rocksdb::FileOptions& file_opts,
+      std::unique_ptr<rocksdb::FSRandomAccessFile>* result,
+      rocksdb::IODebugContext* dbg) override {
+    std::unique_ptr<rocksdb::FSRandomAccessFile> file;
+    rocksdb::IOStatus s =
+        target()->NewRandomAccessFile(f, file_opts, &file, dbg);
+    if (s.ok()) result->reset(new CountingFile(std::move(file), counter_));
+    return s;
+  }
+
+ private:
+  ReadCounter* counter_;
+};
+
+class RocksDbEngine final : public Engine {
+ public:
+  ~RocksDbEngine() override { db_.reset(); }
+  const char* name() const override { return "rocksdb"; }
+
+  absl::Status Put(std::string_view key, std::string_view value) override {
+    return FromRocksDb(db_->Put(rocksdb::WriteOptions(),
+                                rocksdb::Slice(key.data(), key.size()),
+                                rocksdb::Slice(value.data(), value.size())));
+  }
+  absl::Status Get(std::string_view key, std::string* value,
+                   bool* found) override {
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(),
+                                 rocksdb::Slice(key.data(), key.size()), value);
+    *found = s.ok();
+    return s.IsNotFound() ? absl::OkStatus() : FromRocksDb(s);
+  }
+  std::vector<int> Shape() override {
+    std::vector<int> shape;
+    for (int level = 0; level < 7; ++level) {
+      std::string v;
+      if (!db_->GetProperty(absl::StrCat("rocksdb.num-files-at-level", level),
+                            &v)) {
+        break;
+      }
+      shape.push_back(std::atoi(v.c_str()));
+    }
+    return shape;
+  }
+  nlohmann::ordered_json Extra() override {
+    nlohmann::ordered_json j;
+    for (const char* p :
+         {"rocksdb.estimate-table-readers-mem",
+          "rocksdb.cur-size-all-mem-tables", "rocksdb.block-cache-usage"}) {
+      std::string v;
+      if (db_->GetProperty(p, &v)) {
+        j[p] = std::strtoull(v.c_str(), nullptr, 10);
+      }
+    }
+    return j;
+  }
+
+  static absl::StatusOr<std::unique_ptr<Engine>> Open(const PeerSettings& s,
+                                                      const std::string& dir) {
+    auto engine = std::unique_ptr<RocksDbEngine>(new RocksDbEngine());
+    auto fs = std::make_shared<CountingFileSystem>(
+        rocksdb::FileSystem::Default(), &engine->counter_);
+    engine->env_ = rocksdb::NewCompositeEnv(fs);
+    rocksdb::BlockBasedTableOptions t;
+    t.block_size = s.block_size;
+    t.block_cache = rocksdb::NewLRUCache(s.cache_size);
+    t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(s.bits_per_key));
+    rocksdb::Options o;
+    o.create_if_missing = true;
+    o.error_if_exists = true;
+    o.env = engine->env_.get();
+    o.write_buffer_size = s.write_buffer_size;
+    o.target_file_size_base = s.max_file_size;
+    o.compression = rocksdb::kNoCompression;
+    o.max_open_files = 1000;
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status st = rocksdb::DB::Open(o, dir, &db);
+    if (!st.ok()) return FromRocksDb(st);
+    engine->db_.reset(db);
+    return engine;
+  }
+
+ private:
+  RocksDbEngine() = default;
+  std::unique_ptr<rocksdb::Env> env_;  // outlives db_
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Engine>> OpenRocksDb(const PeerSettings& s,
+                                                    const std::string& dir) {
+  return RocksDbEngine::Open(s, dir);
+}
+
+}  // namespace sift::bench

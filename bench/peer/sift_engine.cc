@@ -1,0 +1,122 @@
+// sift behind the peer interface, its Env wrapped to count table reads.
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bench/peer/engine.h"
+#include "sift/db.h"
+#include "sift/env.h"
+
+namespace sift::bench {
+namespace {
+
+class CountingFile final : public RandomAccessFile {
+ public:
+  CountingFile(std::unique_ptr<RandomAccessFile> target, ReadCounter* counter)
+      : target_(std::move(target)), counter_(counter) {}
+  absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                    char* scratch) const override {
+    counter_->Count(n);
+    return target_->Read(offset, n, result, scratch);
+  }
+
+ private:
+  std::unique_ptr<RandomAccessFile> target_;
+  ReadCounter* counter_;
+};
+
+class CountingEnv final : public EnvWrapper {
+ public:
+  CountingEnv(Env* target, ReadCounter* counter)
+      : EnvWrapper(target), counter_(counter) {}
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& f) override {
+    absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
+        target()->NewRandomAccessFile(f);
+    if (!file.ok()) return file.status();
+    return std::make_unique<CountingFile>(*std::move(file), counter_);
+  }
+
+ private:
+  ReadCounter* counter_;
+};
+
+class SiftEngine final : public Engine {
+ public:
+  ~SiftEngine() override { db_.reset(); }
+  const char* name() const override { return "sift"; }
+
+  absl::Status Put(std::string_view key, std::string_view value) override {
+    return db_->Put(WriteOptions(), key, value);
+  }
+  absl::Status Get(std::string_view key, std::string* value,
+                   bool* found) override {
+    absl::Status s = db_->Get(ReadOptions(), key, value);
+    *found = s.ok();
+    return absl::IsNotFound(s) ? absl::OkStatus() : s;
+  }
+  std::vector<int> Shape() override {
+    std::vector<int> shape;
+    for (int level = 0;; ++level) {
+      std::optional<std::string> v =
+          db_->GetProperty(absl::StrCat("sift.num-files-at-level", level));
+      if (!v.has_value()) break;
+      shape.push_back(std::atoi(v->c_str()));
+    }
+    return shape;
+  }
+  nlohmann::ordered_json Extra() override {
+    nlohmann::ordered_json j;
+    for (const char* p :
+         {"sift.filter-memory-bytes", "sift.approximate-memory-usage"}) {
+      if (std::optional<std::string> v = db_->GetProperty(p)) {
+        j[p] = std::strtoull(v->c_str(), nullptr, 10);
+      }
+    }
+    const ReadStats rs = db_->GetReadStats();
+    j["read_stats"] = {{"gets", rs.gets},
+                       {"tables_probed", rs.tables_probed},
+                       {"filter_negatives", rs.filter_negatives},
+                       {"filter_false_positives", rs.filter_false_positives},
+                       {"block_cache_hits", rs.block_cache_hits},
+                       {"block_reads", rs.block_reads}};
+    return j;
+  }
+
+  static absl::StatusOr<std::unique_ptr<Engine>> Open(const PeerSettings& s,
+                                                      const std::string& dir) {
+    auto engine = std::unique_ptr<SiftEngine>(new SiftEngine());
+    engine->env_ =
+        std::make_unique<CountingEnv>(Env::Default(), &engine->counter_);
+    Options o;
+    o.create_if_missing = true;
+    o.error_if_exists = true;
+    o.env = engine->env_.get();
+    o.write_buffer_size = s.write_buffer_size;
+    o.max_file_size = s.max_file_size;
+    o.block_size = s.block_size;
+    o.compression = Compression::kNone;
+    o.block_cache_capacity = s.cache_size;
+    o.filter_bits_per_key = s.bits_per_key;
+    o.filter_kind = FilterKind::kBlockedBloom;
+    absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(o, dir);
+    if (!db.ok()) return db.status();
+    engine->db_ = *std::move(db);
+    return engine;
+  }
+
+ private:
+  SiftEngine() = default;
+  std::unique_ptr<CountingEnv> env_;  // outlives db_
+  std::unique_ptr<DB> db_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Engine>> OpenSift(const PeerSettings& s,
+                                                 const std::string& dir) {
+  return SiftEngine::Open(s, dir);
+}
+
+}  // namespace sift::bench
