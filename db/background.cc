@@ -1,0 +1,197 @@
+#include "db/background.h"
+
+#include <cassert>
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "db/compaction_job.h"
+#include "db/flush.h"
+#include "db/obsolete_files.h"
+
+namespace sift {
+
+BackgroundWork::BackgroundWork(DBState& state) : state_(state) {}
+
+BackgroundWork::~BackgroundWork() = default;
+
+void BackgroundWork::MaybeSchedule() {
+  if (scheduled_) return;
+  if (state_.shutting_down.load(std::memory_order_acquire)) return;
+  if (!state_.bg_error.ok()) return;
+  if (state_.imm == nullptr && manual_ == nullptr &&
+      !state_.versions->NeedsCompaction()) {
+    return;
+  }
+  scheduled_ = true;
+  state_.env->Schedule([this] { Run(); });
+}
+
+void BackgroundWork::WaitUntilIdle() {
+  while (scheduled_) state_.bg_cv.Wait(&state_.mutex);
+}
+
+absl::Status BackgroundWork::WaitForFlush() {
+  while (state_.imm != nullptr && state_.bg_error.ok()) {
+    state_.bg_cv.Wait(&state_.mutex);
+  }
+  return state_.bg_error;
+}
+
+absl::Status BackgroundWork::CompactLevelRange(int level,
+                                               const InternalKey* begin,
+                                               const InternalKey* end) {
+  assert(level >= 0 && level < config::kNumLevels - 1);
+  ManualCompaction manual;
+  manual.level = level;
+  manual.begin = begin;
+  manual.end = end;
+  // Each round removes at least one of the files there now from `level`.
+  manual.rounds_left = state_.versions->NumLevelFiles(level) + 1;
+  while (!manual.done && state_.bg_error.ok()) {
+    if (manual_ == nullptr) {
+      // One manual compaction at a time; later callers wait their turn.
+      manual_ = &manual;
+      MaybeSchedule();
+    }
+    state_.bg_cv.Wait(&state_.mutex);
+  }
+  if (manual_ == &manual) manual_ = nullptr;
+  if (!manual.status.ok()) return manual.status;
+  return state_.bg_error;
+}
+
+void BackgroundWork::Run() {
+  MutexLock lock(&state_.mutex);
+  assert(scheduled_);
+  if (!state_.shutting_down.load(std::memory_order_acquire) &&
+      state_.bg_error.ok()) {
+    Step();
+  }
+  scheduled_ = false;
+  // The step may have made more work (a compaction can leave a level over
+  // its target).
+  MaybeSchedule();
+  state_.bg_cv.SignalAll();
+}
+
+void BackgroundWork::Step() {
+  if (state_.imm != nullptr) {
+    // Flushing comes first: writers may be waiting for room.
+    FlushImmutableMemTable(state_).IgnoreError();  // recorded as bg_error
+    return;
+  }
+
+  ManualCompaction* const manual = manual_;
+  std::unique_ptr<Compaction> c;
+  if (manual != nullptr) {
+    c = state_.versions->CompactRange(manual->level, manual->begin,
+                                      manual->end);
+  } else {
+    c = state_.versions->PickCompaction();
+  }
+
+  absl::Status s;
+  if (c == nullptr) {
+    // Nothing (left) to do.
+  } else if (manual == nullptr && c->IsTrivialMove()) {
+    s = TrivialMove(c.get());
+  } else {
+    s = RunCompactionJob(c.get());
+  }
+  const bool did_work = c != nullptr;
+  // Let go of the input version before looking for obsolete files.
+  c.reset();
+
+  if (!s.ok()) {
+    if (state_.shutting_down.load(std::memory_order_acquire) &&
+        absl::IsAborted(s)) {
+      // The compaction stopped for shutdown; nothing is lost.
+    } else {
+      state_.RecordBackgroundError(s);
+    }
+  }
+  if (manual != nullptr) {
+    if (!s.ok()) {
+      manual->status = s;
+      manual->done = true;
+    } else if (!did_work || --manual->rounds_left <= 0) {
+      manual->done = true;
+    }
+    if (manual->done) manual_ = nullptr;
+  }
+  if (did_work && s.ok()) DeleteObsoleteFiles(state_);
+}
+
+absl::Status BackgroundWork::TrivialMove(Compaction* c) {
+  const FileMetaData* f = c->input(0, 0);
+  const uint64_t number = f->number;
+  const uint64_t size = f->file_size;
+  c->MakeTrivialMoveEdit();
+  absl::Status s = state_.versions->LogAndApply(c->edit(), &state_.mutex);
+  state_.Log(absl::StrCat("moved table #", number, " (", size,
+                          " bytes) to level ", c->level() + 1, ": ",
+                          s.ToString(), "; ", state_.versions->LevelSummary()));
+  return s;
+}
+
+absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
+  const SequenceNumber smallest_snapshot = state_.SmallestSnapshot();
+  // Output numbers, kept in pending_outputs until the edit naming them is
+  // applied. Touched only under the mutex.
+  std::vector<uint64_t> outputs;
+  auto new_file_number = [this, &outputs]() {
+    MutexLock lock(&state_.mutex);
+    const uint64_t number = state_.versions->NewFileNumber();
+    state_.pending_outputs.insert(number);
+    outputs.push_back(number);
+    return number;
+  };
+  CompactionJob job(state_.dbname, state_.options, &state_.icmp,
+                    state_.table_cache.get(), c, smallest_snapshot,
+                    new_file_number, &state_.shutting_down);
+  job.SetInterleaveHook([this] { FlushIfWaiting(); });
+
+  absl::Status s;
+  {
+    state_.mutex.Unlock();
+    s = job.Run();
+    if (s.ok() && !job.outputs().empty()) {
+      // Make the outputs' directory entries durable before the MANIFEST
+      // names them.
+      s = state_.env->SyncDir(state_.dbname);
+    }
+    state_.mutex.Lock();
+  }
+  bool manifest_failed = false;
+  if (s.ok()) {
+    s = state_.versions->LogAndApply(c->edit(), &state_.mutex);
+    manifest_failed = !s.ok();
+  }
+  // Once applied, the outputs are live in the current version; a failed job
+  // removed its own outputs. Only after a failed LogAndApply do they stay
+  // pending: the abandoned MANIFEST may name them.
+  if (!manifest_failed) {
+    for (uint64_t number : outputs) state_.pending_outputs.erase(number);
+  }
+  const CompactionStats stats = job.stats();
+  state_.level_stats[c->level() + 1] += stats;
+  state_.Log(absl::StrCat(
+      "compacted level ", c->level(), " (", c->num_input_files(0), " files) + ",
+      c->level() + 1, " (", c->num_input_files(1),
+      " files): ", stats.bytes_read, " bytes in, ", stats.bytes_written,
+      " bytes out in ", stats.output_files, " files, ", stats.entries_dropped,
+      " entries dropped: ", s.ToString(), "; ",
+      state_.versions->LevelSummary()));
+  return s;
+}
+
+void BackgroundWork::FlushIfWaiting() {
+  if (!state_.has_imm.load(std::memory_order_acquire)) return;
+  MutexLock lock(&state_.mutex);
+  if (state_.imm != nullptr && state_.bg_error.ok()) {
+    FlushImmutableMemTable(state_).IgnoreError();  // recorded as bg_error
+  }
+}
+
+}  // namespace sift

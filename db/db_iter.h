@@ -1,0 +1,41 @@
+#ifndef SIFT_DB_DB_ITER_H_
+#define SIFT_DB_DB_ITER_H_
+
+#include <memory>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/memtable.h"
+#include "db/version.h"
+#include "sift/iterator.h"
+
+namespace sift {
+
+// What a DB iterator reads from and must keep alive: the memtables and the
+// version its internal iterators point into. Held by shared_ptr, so a flush
+// or compaction that retires them while the iterator lives frees nothing the
+// iterator still uses.
+struct IteratorPins {
+  std::shared_ptr<MemTable> mem;
+  std::shared_ptr<MemTable> imm;  // may be null
+  std::shared_ptr<const Version> version;
+};
+
+// The user-facing iterator: turns a sorted stream of internal keys (a merge
+// of memtables and tables) into the user keys visible at `sequence`. For each
+// user key it yields only the newest entry with sequence <= `sequence`, and
+// nothing at all if that entry is a deletion.
+//
+// `internal` must yield internal keys in `icmp` order; `pins` keep its
+// sources alive and are released after it. `icmp` is not owned and must
+// outlive the iterator.
+//
+// Thread safety: not safe for concurrent use.
+std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
+                                        std::unique_ptr<Iterator> internal,
+                                        SequenceNumber sequence,
+                                        IteratorPins pins);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_DB_ITER_H_

@@ -1,0 +1,136 @@
+#include "db/db_properties.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "db/version.h"
+#include "util/logging.h"
+
+namespace sift {
+namespace {
+
+constexpr double kMiB = 1048576.0;
+
+std::string StatsText(DBState& state) {
+  std::shared_ptr<const Version> current;
+  std::array<CompactionStats, config::kNumLevels> level_stats;
+  RecoveryReport recovery;
+  absl::Status bg_error;
+  {
+    MutexLock lock(&state.mutex);
+    current = state.versions->current();
+    level_stats = state.level_stats;
+    recovery = state.recovery;
+    bg_error = state.bg_error;
+  }
+
+  std::string out;
+  absl::StrAppend(&out,
+                  "Level  Files   Size(MiB)  Filter(KiB)    Time(s)  "
+                  "Read(MiB)  Write(MiB)\n"
+                  "-----  -----  ----------  -----------  ---------  "
+                  "---------  ----------\n");
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    const CompactionStats& cs = level_stats[level];
+    if (current->NumFiles(level) == 0 && cs.micros == 0 &&
+        cs.output_files == 0) {
+      continue;
+    }
+    // Filters of the tables currently open (a table not yet opened holds no
+    // filter memory).
+    size_t filter_bytes = 0;
+    for (const auto& f : current->files(level)) {
+      filter_bytes += state.table_cache->FilterMemoryUsageOf(f->number);
+    }
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("%5d  %5d  %10.2f  %11.1f  %9.2f  %9.2f  %10.2f\n",
+                        level, current->NumFiles(level),
+                        current->NumLevelBytes(level) / kMiB,
+                        filter_bytes / 1024.0, cs.micros / 1e6,
+                        cs.bytes_read / kMiB, cs.bytes_written / kMiB));
+  }
+
+  const ReadStats rs = state.read_stats.Snapshot();
+  absl::StrAppend(
+      &out, "Read stats since open:\n",
+      absl::StrFormat("  gets %u, memtable hits %u, tables probed %u\n",
+                      rs.gets, rs.memtable_hits, rs.tables_probed),
+      absl::StrFormat("  filter: %u negatives, %u positives, %u false "
+                      "positives; measured FPR %.4f%%\n",
+                      rs.filter_negatives, rs.filter_positives,
+                      rs.filter_false_positives, 100.0 * rs.MeasuredFpr()),
+      absl::StrFormat("  blocks: %u read from files (%u bytes), %u block "
+                      "cache hits; block reads per Get %.4f\n",
+                      rs.block_reads, rs.bytes_read, rs.block_cache_hits,
+                      rs.ReadAmplification()));
+  absl::StrAppend(&out, "Memory: filters ",
+                  state.table_cache->FilterMemoryUsage(), " bytes, indexes ",
+                  state.table_cache->IndexMemoryUsage(), " bytes, ",
+                  state.table_cache->NumOpenTables(), " open tables\n");
+  if (recovery.logs_replayed > 0) {
+    absl::StrAppend(&out, "Recovery: ", recovery.logs_replayed, " WALs, ",
+                    recovery.records_replayed, " records replayed, ",
+                    recovery.bytes_dropped, " damaged bytes dropped");
+    if (!recovery.first_error.empty()) {
+      absl::StrAppend(&out, " (first: ", recovery.first_error, ")");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  if (!bg_error.ok()) {
+    absl::StrAppend(
+        &out, "Background error (writes fail): ", bg_error.ToString(), "\n");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> GetDBProperty(DBState& state,
+                                         std::string_view name) {
+  constexpr std::string_view kPrefix = "sift.";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+
+  constexpr std::string_view kFilesAtLevel = "num-files-at-level";
+  if (name.substr(0, kFilesAtLevel.size()) == kFilesAtLevel) {
+    std::string_view rest = name.substr(kFilesAtLevel.size());
+    uint64_t level = 0;
+    if (!ConsumeDecimalNumber(&rest, &level) || !rest.empty() ||
+        level >= static_cast<uint64_t>(config::kNumLevels)) {
+      return std::nullopt;
+    }
+    MutexLock lock(&state.mutex);
+    return absl::StrCat(state.versions->NumLevelFiles(static_cast<int>(level)));
+  }
+  if (name == "stats") return StatsText(state);
+  if (name == "filter-memory-bytes") {
+    return absl::StrCat(state.table_cache->FilterMemoryUsage());
+  }
+  if (name == "sstables") {
+    std::shared_ptr<const Version> current;
+    {
+      MutexLock lock(&state.mutex);
+      current = state.versions->current();
+    }
+    return current->DebugString();
+  }
+  if (name == "approximate-memory-usage") {
+    size_t total = 0;
+    {
+      MutexLock lock(&state.mutex);
+      total += state.mem->ApproximateMemoryUsage();
+      if (state.imm != nullptr) total += state.imm->ApproximateMemoryUsage();
+    }
+    if (state.block_cache != nullptr) {
+      total += state.block_cache->TotalCharge();
+    }
+    return absl::StrCat(total);
+  }
+  return std::nullopt;
+}
+
+}  // namespace sift

@@ -1,0 +1,68 @@
+#include "db/db_state.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace sift {
+namespace {
+
+template <typename T>
+T Clamp(T value, T lo, T hi) {
+  return std::min(std::max(value, lo), hi);
+}
+
+// File descriptors kept for the WAL, MANIFEST, LOG and LOCK, outside the
+// table cache's share of max_open_files.
+constexpr int kNonTableFiles = 10;
+
+}  // namespace
+
+Options SanitizeOptions(const Options& src) {
+  Options result = src;
+  if (result.env == nullptr) result.env = Env::Default();
+  result.max_open_files = Clamp(result.max_open_files, 20, 1000000);
+  result.write_buffer_size = Clamp<size_t>(result.write_buffer_size,
+                                           size_t{16} << 10, size_t{1} << 30);
+  result.max_file_size =
+      Clamp<size_t>(result.max_file_size, size_t{16} << 10, size_t{1} << 30);
+  result.block_size =
+      Clamp<size_t>(result.block_size, size_t{256}, size_t{4} << 20);
+  result.block_restart_interval = std::max(result.block_restart_interval, 1);
+  result.filter_bits_per_key = Clamp(result.filter_bits_per_key, 0.0, 100.0);
+  return result;
+}
+
+DBState::DBState(const Options& opts, std::string name)
+    : dbname(std::move(name)),
+      options(opts),
+      env(opts.env),
+      icmp(BytewiseComparator()),
+      block_cache(opts.block_cache_capacity > 0
+                      ? NewLRUCache(opts.block_cache_capacity)
+                      : nullptr),
+      table_cache(std::make_unique<TableCache>(
+          dbname, options, &icmp, block_cache.get(),
+          options.max_open_files - kNonTableFiles)),
+      versions(std::make_unique<VersionSet>(dbname, &options, table_cache.get(),
+                                            &icmp)) {}
+
+DBState::~DBState() = default;
+
+void DBState::RecordBackgroundError(const absl::Status& s) {
+  if (s.ok() || !bg_error.ok()) return;
+  bg_error = s;
+  Log(absl::StrCat("background error; writes now fail: ", s.ToString()));
+  bg_cv.SignalAll();
+}
+
+SequenceNumber DBState::SmallestSnapshot() const {
+  return snapshots.empty() ? versions->LastSequence() : snapshots.oldest();
+}
+
+void DBState::Log(std::string_view message) const {
+  if (info_log != nullptr) info_log->Log(message);
+}
+
+}  // namespace sift

@@ -1,0 +1,90 @@
+#include "db/flush.h"
+
+#include <cassert>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "db/builder.h"
+#include "db/obsolete_files.h"
+
+namespace sift {
+
+absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
+                                  VersionEdit* edit, const Version* base) {
+  const uint64_t start_micros = state.env->NowMicros();
+  FileMetaData meta;
+  meta.number = state.versions->NewFileNumber();
+  // Protect the file from DeleteObsoleteFiles until the edit naming it is
+  // applied; the caller erases the number afterwards.
+  state.pending_outputs.insert(meta.number);
+  std::unique_ptr<Iterator> iter = mem->NewIterator();
+  const uint64_t entries = mem->NumEntries();
+
+  absl::Status s;
+  {
+    state.mutex.Unlock();
+    s = BuildTable(state.dbname, state.env, state.options,
+                   state.table_cache.get(), iter.get(), &meta);
+    if (s.ok() && meta.file_size > 0) {
+      // The table's directory entry must be durable before a MANIFEST
+      // names it, or a crash could leave the MANIFEST pointing at nothing.
+      s = state.env->SyncDir(state.dbname);
+    }
+    state.mutex.Lock();
+  }
+
+  int level = 0;
+  if (s.ok() && meta.file_size > 0) {
+    if (base != nullptr) {
+      level = base->PickLevelForMemTableOutput(meta.smallest.user_key(),
+                                               meta.largest.user_key());
+    }
+    edit->AddFile(level, meta);
+    CompactionStats& stats = state.level_stats[level];
+    stats.micros += state.env->NowMicros() - start_micros;
+    stats.bytes_written += meta.file_size;
+    stats.output_files += 1;
+    stats.entries_read += entries;
+  } else {
+    state.pending_outputs.erase(meta.number);
+  }
+  state.Log(absl::StrCat("flush: table #", meta.number, " (", entries,
+                         " entries, ", meta.file_size, " bytes) to level ",
+                         level, ": ", s.ToString()));
+  return s;
+}
+
+absl::Status FlushImmutableMemTable(DBState& state) {
+  assert(state.imm != nullptr);
+  const std::shared_ptr<MemTable> imm = state.imm;
+  // Only the background thread changes the version, so `base` stays current
+  // while the mutex is released.
+  const std::shared_ptr<const Version> base = state.versions->current();
+
+  VersionEdit edit;
+  absl::Status s = WriteMemTableToTable(state, imm.get(), &edit, base.get());
+  if (s.ok()) {
+    // Every WAL before the current one held only writes of imm (or of
+    // memtables flushed earlier): they are obsolete once this edit lands.
+    edit.SetPrevLogNumber(0);
+    edit.SetLogNumber(state.logfile_number);
+    s = state.versions->LogAndApply(&edit, &state.mutex);
+  }
+  if (s.ok()) {
+    for (const auto& [level, meta] : edit.new_files()) {
+      state.pending_outputs.erase(meta.number);
+    }
+    state.imm.reset();
+    state.has_imm.store(false, std::memory_order_release);
+    DeleteObsoleteFiles(state);
+  } else {
+    // Writers waiting for room would wait forever: fail them instead. The
+    // table (if written) stays in pending_outputs, so it is never deleted
+    // while an abandoned MANIFEST might name it.
+    state.RecordBackgroundError(s);
+  }
+  state.bg_cv.SignalAll();
+  return s;
+}
+
+}  // namespace sift

@@ -1,0 +1,200 @@
+#include "db/write_path.h"
+
+#include <cassert>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "db/filename.h"
+#include "db/write_batch_internal.h"
+
+namespace sift {
+namespace {
+
+// A group grows to at most this many bytes...
+constexpr size_t kMaxGroupBytes = size_t{1} << 20;
+// ...and a small leading write waits for at most this many bytes of
+// followers, so that small writes are not slowed by large groups.
+constexpr size_t kSmallWriteBytes = size_t{128} << 10;
+
+}  // namespace
+
+struct WritePath::Writer {
+  Writer(const WriteBatch* b, bool s) : batch(b), sync(s) {}
+
+  const WriteBatch* const batch;  // nullptr: a memtable switch request
+  const bool sync;
+  bool done = false;  // a front writer committed this writer's batch
+  absl::Status status;
+  CondVar cv;
+};
+
+WritePath::WritePath(DBState& state, BackgroundWork& background)
+    : state_(state), background_(background) {}
+
+WritePath::~WritePath() = default;
+
+void WritePath::SetLog(std::unique_ptr<WritableFile> file) {
+  logfile_ = std::move(file);
+  log_ = std::make_unique<log::Writer>(logfile_.get());
+}
+
+absl::Status WritePath::Close() {
+  if (logfile_ == nullptr) return absl::OkStatus();
+  absl::Status s = logfile_->Sync();
+  absl::Status close = logfile_->Close();
+  if (s.ok()) s = close;
+  log_.reset();
+  logfile_.reset();
+  return s;
+}
+
+absl::Status WritePath::Write(const WriteOptions& options,
+                              const WriteBatch* updates) {
+  Writer w(updates, options.sync);
+  MutexLock lock(&state_.mutex);
+  writers_.push_back(&w);
+  while (!w.done && &w != writers_.front()) w.cv.Wait(&state_.mutex);
+  if (w.done) return w.status;
+
+  // This thread is the front writer now.
+  absl::Status status = MakeRoomForWrite(updates == nullptr);
+  Writer* last_writer = &w;
+  if (status.ok() && updates != nullptr) {
+    BuildGroup(&last_writer);
+    SequenceNumber last_sequence = state_.versions->LastSequence();
+    WriteBatchInternal::SetSequence(&group_batch_, last_sequence + 1);
+    last_sequence += WriteBatchInternal::Count(&group_batch_);
+    // Only the front writer switches memtables, so `mem` stays the active
+    // memtable while the mutex is released.
+    MemTable* const mem = state_.mem.get();
+    {
+      state_.mutex.Unlock();
+      status = log_->AddRecord(WriteBatchInternal::Contents(&group_batch_));
+      if (status.ok() && w.sync) status = logfile_->Sync();
+      if (status.ok())
+        status = WriteBatchInternal::InsertInto(&group_batch_, mem);
+      state_.mutex.Lock();
+    }
+    if (status.ok()) {
+      state_.versions->SetLastSequence(last_sequence);
+    } else {
+      // The WAL may now hold a partial record, or a record the memtable
+      // lacks: no later write can be trusted to land after it.
+      state_.RecordBackgroundError(status);
+    }
+  }
+
+  // Hand the outcome to every writer of the group, then wake the next
+  // front writer.
+  while (true) {
+    Writer* ready = writers_.front();
+    writers_.pop_front();
+    if (ready != &w) {
+      ready->status = status;
+      ready->done = true;
+      ready->cv.Signal();
+    }
+    if (ready == last_writer) break;
+  }
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return status;
+}
+
+void WritePath::BuildGroup(Writer** last_writer) {
+  Writer* const first = writers_.front();
+  assert(first->batch != nullptr);
+  group_batch_.Clear();
+  WriteBatchInternal::Append(&group_batch_, first->batch);
+  size_t size = WriteBatchInternal::ByteSize(first->batch);
+  const size_t max_size =
+      size <= kSmallWriteBytes ? size + kSmallWriteBytes : kMaxGroupBytes;
+  *last_writer = first;
+  for (auto it = writers_.begin() + 1; it != writers_.end(); ++it) {
+    const Writer* w = *it;
+    if (w->batch == nullptr) break;      // a switch request leads alone
+    if (w->sync && !first->sync) break;  // see the class comment
+    size += WriteBatchInternal::ByteSize(w->batch) -
+            WriteBatchInternal::kHeaderSize;
+    if (size > max_size) break;
+    WriteBatchInternal::Append(&group_batch_, w->batch);
+    *last_writer = *it;
+  }
+}
+
+absl::Status WritePath::MakeRoomForWrite(bool force) {
+  bool allow_delay = !force;
+  while (true) {
+    if (!state_.bg_error.ok()) return state_.bg_error;
+    if (allow_delay &&
+        state_.versions->NumLevelFiles(0) >= config::kL0SlowdownWritesTrigger) {
+      // Level 0 is piling up: give compaction a millisecond of this writer's
+      // time, once per write, rather than stopping writes for seconds later.
+      state_.mutex.Unlock();
+      state_.env->SleepForMicroseconds(1000);
+      allow_delay = false;
+      state_.mutex.Lock();
+    } else if (!force && state_.mem->ApproximateMemoryUsage() <=
+                             state_.options.write_buffer_size) {
+      return absl::OkStatus();
+    } else if (force && state_.mem->NumEntries() == 0) {
+      return absl::OkStatus();  // nothing to switch out
+    } else if (state_.imm != nullptr) {
+      // The previous memtable is still being flushed.
+      state_.bg_cv.Wait(&state_.mutex);
+    } else if (state_.versions->NumLevelFiles(0) >=
+               config::kL0StopWritesTrigger) {
+      // Too many level-0 tables: wait for compaction.
+      background_.MaybeSchedule();
+      state_.bg_cv.Wait(&state_.mutex);
+    } else {
+      if (absl::Status s = SwitchMemTable(); !s.ok()) return s;
+      force = false;  // switched: the new memtable has room
+    }
+  }
+}
+
+absl::Status WritePath::SwitchMemTable() {
+  assert(state_.imm == nullptr);
+  const uint64_t number = state_.versions->NewFileNumber();
+  const std::string fname = LogFileName(state_.dbname, number);
+  std::unique_ptr<WritableFile> file;
+  absl::Status s;
+  {
+    // The queue keeps other writers out, and only this thread sets imm, so
+    // nothing this depends on changes while the mutex is released.
+    state_.mutex.Unlock();
+    absl::StatusOr<std::unique_ptr<WritableFile>> created =
+        state_.env->NewWritableFile(fname);
+    if (created.ok()) {
+      file = *std::move(created);
+      // The new WAL's directory entry, and every write of the old WAL, must
+      // be durable before a synced write to the new WAL is acknowledged;
+      // otherwise a crash could keep a later write and lose an earlier one.
+      s = state_.env->SyncDir(state_.dbname);
+      if (s.ok()) s = logfile_->Sync();
+      if (s.ok()) s = logfile_->Close();
+    } else {
+      s = created.status();
+    }
+    state_.mutex.Lock();
+  }
+  if (!s.ok()) {
+    if (file == nullptr) state_.versions->ReuseFileNumber(number);
+    // The old WAL may be closed by now; the sticky error keeps every later
+    // write away from it.
+    log_.reset();
+    logfile_.reset();
+    state_.RecordBackgroundError(s);
+    return s;
+  }
+  logfile_ = std::move(file);
+  log_ = std::make_unique<log::Writer>(logfile_.get());
+  state_.logfile_number = number;
+  state_.imm = std::move(state_.mem);
+  state_.has_imm.store(true, std::memory_order_release);
+  state_.mem = std::make_shared<MemTable>(state_.icmp);
+  background_.MaybeSchedule();
+  return absl::OkStatus();
+}
+
+}  // namespace sift

@@ -1,0 +1,96 @@
+#ifndef SIFT_DB_WRITE_PATH_H_
+#define SIFT_DB_WRITE_PATH_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "db/background.h"
+#include "db/db_state.h"
+#include "db/log_writer.h"
+#include "sift/env.h"
+#include "sift/options.h"
+#include "sift/write_batch.h"
+
+namespace sift {
+
+// The write path: a queue of writers committed in groups.
+//
+// A writer enqueues under the DB mutex and waits until it is at the front
+// (or a front writer has done its work). The front writer makes room (see
+// MakeRoomForWrite), merges the batches queued behind it into one group
+// (up to about 1 MiB; a sync write never joins a group led by a non-sync
+// write, so a non-sync leader never pays for an fsync it did not ask for),
+// numbers it with the next sequence numbers, and, with the mutex released,
+// appends it to the WAL as one record, syncs the WAL if the group asked for
+// it, and inserts it into the active memtable. It then publishes the last
+// sequence (only now do readers see the group) and wakes the group.
+//
+// A failed WAL append or sync, or a failed WAL switch, is sticky: it becomes
+// the DB's background error and every later write returns it (the DB turns
+// read-only for writes). Readers are unaffected.
+//
+// Thread safety: Write is safe for concurrent use. The WAL (logfile_, log_)
+// and group_batch_ are touched only by the front writer, without the mutex;
+// queue membership is guarded by the mutex.
+class WritePath {
+ public:
+  // Neither is owned; both must outlive this object.
+  WritePath(DBState& state, BackgroundWork& background);
+  WritePath(const WritePath&) = delete;
+  WritePath& operator=(const WritePath&) = delete;
+  ~WritePath();
+
+  // Install the WAL that Open created (number state.logfile_number).
+  // REQUIRES: no write has started yet.
+  void SetLog(std::unique_ptr<WritableFile> file);
+
+  // Commit `updates` (not modified). nullptr asks for a memtable switch
+  // instead: the active memtable, unless empty, becomes the immutable one and
+  // a new WAL starts (DB::Flush).
+  absl::Status Write(const WriteOptions& options, const WriteBatch* updates)
+      ABSL_LOCKS_EXCLUDED(state_.mutex);
+
+  // Sync and close the WAL at shutdown. REQUIRES: no write running or to
+  // come.
+  absl::Status Close();
+
+ private:
+  struct Writer;
+
+  // Wait until the active memtable has room (or, with `force`, switch it out
+  // unless it is empty): delay the write 1 ms once when level 0 reaches
+  // config::kL0SlowdownWritesTrigger tables, wait while the previous memtable
+  // is still being flushed or level 0 holds config::kL0StopWritesTrigger
+  // tables, and switch to a new memtable and WAL when the active one is full.
+  // REQUIRES: mutex held, the caller is the front writer.
+  absl::Status MakeRoomForWrite(bool force)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
+  // Start a new WAL and memtable; the old memtable becomes immutable and a
+  // flush is scheduled.
+  // REQUIRES: mutex held, the caller is the front writer, state_.imm null.
+  absl::Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
+  // Merge the front writer's batch and those queued behind it that may join
+  // it into group_batch_; *last_writer is the last one merged.
+  // REQUIRES: mutex held; the front writer has a batch.
+  void BuildGroup(Writer** last_writer)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
+  DBState& state_;
+  BackgroundWork& background_;
+
+  std::deque<Writer*> writers_ ABSL_GUARDED_BY(state_.mutex);
+
+  // Front writer only (see the class comment).
+  std::unique_ptr<WritableFile> logfile_;
+  std::unique_ptr<log::Writer> log_;
+  WriteBatch group_batch_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_WRITE_PATH_H_
