@@ -1,0 +1,90 @@
+#include "util/comparator.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+const Comparator* cmp() { return BytewiseComparator(); }
+
+std::string Separator(std::string start, const std::string& limit) {
+  cmp()->FindShortestSeparator(&start, limit);
+  return start;
+}
+
+std::string Successor(std::string key) {
+  cmp()->FindShortSuccessor(&key);
+  return key;
+}
+
+TEST(ComparatorTest, BytewiseOrderIsUnsigned) {
+  EXPECT_LT(cmp()->Compare("a", "b"), 0);
+  EXPECT_GT(cmp()->Compare("b", "a"), 0);
+  EXPECT_EQ(cmp()->Compare("abc", "abc"), 0);
+  EXPECT_LT(cmp()->Compare("ab", "abc"), 0);
+  EXPECT_LT(cmp()->Compare("", "a"), 0);
+  // 0xff sorts after 0x01 (unsigned bytes, unlike signed char comparison).
+  EXPECT_LT(cmp()->Compare("\x01", "\xff"), 0);
+  EXPECT_STREQ(cmp()->Name(), "sift.BytewiseComparator");
+}
+
+TEST(ComparatorTest, SeparatorExamples) {
+  EXPECT_EQ(Separator("abcdefg", "abzz"), "abd");
+  EXPECT_EQ(Separator("helloworld", "hellz"), "hellp");
+  // Adjacent bytes leave no room: unchanged.
+  EXPECT_EQ(Separator("abc1", "abc2"), "abc1");
+  // Prefix relations: unchanged.
+  EXPECT_EQ(Separator("abc", "abcdef"), "abc");
+  EXPECT_EQ(Separator("abc", "abc"), "abc");
+  // 0xff cannot be incremented.
+  EXPECT_EQ(Separator(std::string("a\xff\x01"), "b"), std::string("a\xff\x01"));
+}
+
+TEST(ComparatorTest, SuccessorExamples) {
+  EXPECT_EQ(Successor("abc"), "b");
+  EXPECT_EQ(Successor(std::string("\xff\xff"
+                                  "a",
+                                  3)),
+            std::string("\xff\xff"
+                        "b",
+                        3));
+  EXPECT_EQ(Successor(std::string("\xff\xff", 2)), std::string("\xff\xff", 2));
+  EXPECT_EQ(Successor(""), "");
+}
+
+std::string RandomBytes(Random* r) {
+  // A small alphabet with the extreme bytes makes shared prefixes and 0xff
+  // common.
+  static const char kBytes[] = {'\x00', '\x01', 'a',   'b',
+                                '\x7f', '\xfe', '\xff'};
+  std::string s(r->Uniform(6), '\0');
+  for (char& c : s) c = kBytes[r->Uniform(sizeof(kBytes))];
+  return s;
+}
+
+TEST(ComparatorTest, SeparatorAndSuccessorPropertiesHold) {
+  Random r(301);
+  for (int i = 0; i < 20000; ++i) {
+    std::string a = RandomBytes(&r);
+    std::string b = RandomBytes(&r);
+    if (cmp()->Compare(a, b) > 0) std::swap(a, b);
+    const std::string sep = Separator(a, b);
+    // a <= sep, and sep < b whenever a < b; never longer than a.
+    EXPECT_LE(cmp()->Compare(a, sep), 0);
+    if (cmp()->Compare(a, b) < 0) {
+      EXPECT_LT(cmp()->Compare(sep, b), 0);
+    }
+    EXPECT_LE(sep.size(), a.size());
+
+    const std::string succ = Successor(a);
+    EXPECT_GE(cmp()->Compare(succ, a), 0);
+    EXPECT_LE(succ.size(), a.size());
+  }
+}
+
+}  // namespace
+}  // namespace sift

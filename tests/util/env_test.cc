@@ -1,0 +1,452 @@
+// Behaviour every Env must share, run on the POSIX Env (in a fresh temporary
+// directory) and on the in-memory Env; then POSIX-only checks.
+
+#include "sift/env.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+enum class EnvKind { kPosix, kMem };
+
+std::string ReadWhole(SequentialFile* file, size_t chunk) {
+  std::string out;
+  std::vector<char> scratch(chunk);
+  for (;;) {
+    std::string_view got;
+    absl::Status s = file->Read(chunk, &got, scratch.data());
+    EXPECT_TRUE(s.ok()) << s;
+    if (!s.ok() || got.empty()) break;
+    out.append(got.data(), got.size());
+  }
+  return out;
+}
+
+std::string PatternBytes(size_t n, uint64_t seed) {
+  Random r(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(r.Next());
+  return s;
+}
+
+class EnvTest : public testing::TestWithParam<EnvKind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == EnvKind::kPosix) {
+      env_ = Env::Default();
+      std::string tmpl = testing::TempDir() + "sift_env_XXXXXX";
+      ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+      dir_ = tmpl;
+    } else {
+      mem_ = NewMemEnv(Env::Default());
+      env_ = mem_.get();
+      dir_ = "/mem/envtest";
+      ASSERT_TRUE(env_->CreateDir(dir_).ok());
+    }
+  }
+
+  void TearDown() override {
+    auto children = env_->GetChildren(dir_);
+    if (children.ok()) {
+      for (const std::string& c : *children) {
+        env_->RemoveFile(dir_ + "/" + c).IgnoreError();
+      }
+    }
+    EXPECT_TRUE(env_->RemoveDir(dir_).ok());
+  }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  void WriteFile(const std::string& name, std::string_view data) {
+    auto file = env_->NewWritableFile(Path(name));
+    ASSERT_TRUE(file.ok()) << file.status();
+    ASSERT_TRUE((*file)->Append(data).ok());
+    ASSERT_TRUE((*file)->Close().ok());
+  }
+
+  std::string ReadFile(const std::string& name) {
+    auto file = env_->NewSequentialFile(Path(name));
+    EXPECT_TRUE(file.ok()) << file.status();
+    if (!file.ok()) return "";
+    return ReadWhole(file->get(), 1000);
+  }
+
+  Env* env_ = nullptr;
+  std::unique_ptr<Env> mem_;
+  std::string dir_;
+};
+
+TEST_P(EnvTest, WriteThenReadSequentially) {
+  // Small appends, then appends larger than the 64 KiB write buffer.
+  std::string expected;
+  auto file = env_->NewWritableFile(Path("f"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  for (size_t n : {0u, 1u, 100u, 70000u, 5u, 200000u, 65536u, 3u}) {
+    const std::string piece = PatternBytes(n, n);
+    ASSERT_TRUE((*file)->Append(piece).ok());
+    expected += piece;
+  }
+  ASSERT_TRUE((*file)->Sync().ok());
+  ASSERT_TRUE((*file)->Close().ok());
+  EXPECT_EQ(env_->GetFileSize(Path("f")).value(), expected.size());
+
+  for (size_t chunk : {1u, 7u, 4096u, 1u << 20}) {
+    if (chunk == 1 && expected.size() > 100000) {
+      // Byte-by-byte only over a prefix, to stay fast.
+      auto seq = env_->NewSequentialFile(Path("f"));
+      ASSERT_TRUE(seq.ok());
+      char c;
+      for (int i = 0; i < 1000; ++i) {
+        std::string_view got;
+        ASSERT_TRUE((*seq)->Read(1, &got, &c).ok());
+        ASSERT_EQ(got, std::string_view(&expected[i], 1));
+      }
+      continue;
+    }
+    auto seq = env_->NewSequentialFile(Path("f"));
+    ASSERT_TRUE(seq.ok());
+    EXPECT_EQ(ReadWhole(seq->get(), chunk), expected) << chunk;
+  }
+}
+
+TEST_P(EnvTest, SequentialSkip) {
+  WriteFile("f", "0123456789");
+  auto seq = env_->NewSequentialFile(Path("f"));
+  ASSERT_TRUE(seq.ok());
+  char scratch[4];
+  std::string_view got;
+  ASSERT_TRUE((*seq)->Read(2, &got, scratch).ok());
+  EXPECT_EQ(got, "01");
+  ASSERT_TRUE((*seq)->Skip(5).ok());
+  ASSERT_TRUE((*seq)->Read(4, &got, scratch).ok());
+  EXPECT_EQ(got, "789");  // short read at the end
+  ASSERT_TRUE((*seq)->Skip(100).ok());
+  ASSERT_TRUE((*seq)->Read(4, &got, scratch).ok());
+  EXPECT_TRUE(got.empty());
+}
+
+TEST_P(EnvTest, RandomAccessReads) {
+  const std::string data = PatternBytes(100000, 3);
+  WriteFile("r", data);
+  auto file = env_->NewRandomAccessFile(Path("r"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::vector<char> scratch(5000);
+  std::string_view got;
+  ASSERT_TRUE((*file)->Read(12345, 5000, &got, scratch.data()).ok());
+  EXPECT_EQ(got, std::string_view(data).substr(12345, 5000));
+  ASSERT_TRUE((*file)->Read(0, 1, &got, scratch.data()).ok());
+  EXPECT_EQ(got, std::string_view(data).substr(0, 1));
+  // Reads crossing the end are short; reads past it are empty.
+  ASSERT_TRUE((*file)->Read(99990, 100, &got, scratch.data()).ok());
+  EXPECT_EQ(got, std::string_view(data).substr(99990));
+  ASSERT_TRUE((*file)->Read(200000, 100, &got, scratch.data()).ok());
+  EXPECT_TRUE(got.empty());
+
+  // Many threads read the same file at once.
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      Random r(t);
+      std::vector<char> buf(1000);
+      for (int i = 0; i < 500; ++i) {
+        const uint64_t off = r.Uniform(data.size() - 1000);
+        std::string_view v;
+        if (!(*file)->Read(off, 1000, &v, buf.data()).ok() ||
+            v != std::string_view(data).substr(off, 1000)) {
+          mismatches.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST_P(EnvTest, FlushMakesDataVisibleToReaders) {
+  auto file = env_->NewWritableFile(Path("log"));
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE((*file)->Append("record-1").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile("log"), "record-1");
+  ASSERT_TRUE((*file)->Append("record-2").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile("log"), "record-1record-2");
+  EXPECT_EQ(env_->GetFileSize(Path("log")).value(), 16u);
+  ASSERT_TRUE((*file)->Close().ok());
+}
+
+TEST_P(EnvTest, WritesAfterCloseFail) {
+  auto file = env_->NewWritableFile(Path("c"));
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE((*file)->Append("x").ok());
+  ASSERT_TRUE((*file)->Close().ok());
+  absl::Status s = (*file)->Append("y");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(Path("c")), std::string::npos) << s;
+  EXPECT_FALSE((*file)->Sync().ok());
+  EXPECT_EQ(ReadFile("c"), "x");
+}
+
+TEST_P(EnvTest, NewWritableFileTruncatesAndAppendableAppends) {
+  WriteFile("t", "old contents");
+  WriteFile("t", "new");
+  EXPECT_EQ(ReadFile("t"), "new");
+
+  auto app = env_->NewAppendableFile(Path("t"));
+  ASSERT_TRUE(app.ok());
+  ASSERT_TRUE((*app)->Append("+more").ok());
+  ASSERT_TRUE((*app)->Close().ok());
+  EXPECT_EQ(ReadFile("t"), "new+more");
+
+  // Appendable creates a missing file.
+  auto fresh = env_->NewAppendableFile(Path("fresh"));
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_TRUE((*fresh)->Append("a").ok());
+  ASSERT_TRUE((*fresh)->Close().ok());
+  EXPECT_EQ(ReadFile("fresh"), "a");
+}
+
+TEST_P(EnvTest, RenameReplacesTarget) {
+  WriteFile("src", "new");
+  WriteFile("dst", "old");
+  ASSERT_TRUE(env_->RenameFile(Path("src"), Path("dst")).ok());
+  EXPECT_FALSE(env_->FileExists(Path("src")));
+  EXPECT_EQ(ReadFile("dst"), "new");
+  ASSERT_TRUE(env_->SyncDir(dir_).ok());
+
+  absl::Status s = env_->RenameFile(Path("nope"), Path("dst"));
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_NE(s.message().find(Path("nope")), std::string::npos) << s;
+  EXPECT_EQ(ReadFile("dst"), "new");
+}
+
+TEST_P(EnvTest, ChildrenExistenceRemoval) {
+  WriteFile("a", "1");
+  WriteFile("b", "22");
+  WriteFile("c", "");
+  auto children = env_->GetChildren(dir_);
+  ASSERT_TRUE(children.ok()) << children.status();
+  std::sort(children->begin(), children->end());
+  EXPECT_EQ(*children, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(env_->FileExists(Path("b")));
+  EXPECT_EQ(env_->GetFileSize(Path("b")).value(), 2u);
+  EXPECT_EQ(env_->GetFileSize(Path("c")).value(), 0u);
+
+  ASSERT_TRUE(env_->RemoveFile(Path("b")).ok());
+  EXPECT_FALSE(env_->FileExists(Path("b")));
+  children = env_->GetChildren(dir_);
+  ASSERT_TRUE(children.ok());
+  std::sort(children->begin(), children->end());
+  EXPECT_EQ(*children, (std::vector<std::string>{"a", "c"}));
+}
+
+TEST_P(EnvTest, Directories) {
+  const std::string sub = Path("sub");
+  ASSERT_TRUE(env_->CreateDir(sub).ok());
+  ASSERT_TRUE(env_->CreateDir(sub).ok());  // already exists: fine
+  EXPECT_TRUE(env_->FileExists(sub));
+  auto children = env_->GetChildren(dir_);
+  ASSERT_TRUE(children.ok());
+  EXPECT_EQ(*children, std::vector<std::string>{"sub"});
+  auto empty = env_->GetChildren(sub);
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(empty->empty());
+  ASSERT_TRUE(env_->SyncDir(sub).ok());
+
+  // A directory with a file in it cannot be removed.
+  auto f = env_->NewWritableFile(sub + "/x");
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE((*f)->Close().ok());
+  EXPECT_FALSE(env_->RemoveDir(sub).ok());
+  ASSERT_TRUE(env_->RemoveFile(sub + "/x").ok());
+  ASSERT_TRUE(env_->RemoveDir(sub).ok());
+  EXPECT_FALSE(env_->FileExists(sub));
+  EXPECT_TRUE(absl::IsNotFound(env_->GetChildren(sub).status()));
+}
+
+TEST_P(EnvTest, ErrorsNameTheFile) {
+  const std::string missing = Path("missing-file");
+  auto expect_not_found = [&](const absl::Status& s) {
+    EXPECT_TRUE(absl::IsNotFound(s)) << s;
+    EXPECT_NE(s.message().find(missing), std::string::npos) << s;
+  };
+  expect_not_found(env_->NewSequentialFile(missing).status());
+  expect_not_found(env_->NewRandomAccessFile(missing).status());
+  expect_not_found(env_->GetFileSize(missing).status());
+  expect_not_found(env_->RemoveFile(missing));
+  expect_not_found(env_->GetChildren(missing).status());
+  expect_not_found(env_->RemoveDir(missing));
+  expect_not_found(env_->SyncDir(missing));
+  EXPECT_FALSE(env_->FileExists(missing));
+}
+
+TEST_P(EnvTest, LockTwiceFails) {
+  const std::string lock_name = Path("LOCK");
+  auto lock = env_->LockFile(lock_name);
+  ASSERT_TRUE(lock.ok()) << lock.status();
+  EXPECT_TRUE(env_->FileExists(lock_name));  // created if missing
+  auto again = env_->LockFile(lock_name);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find(lock_name), std::string::npos)
+      << again.status();
+  // Another file can be locked meanwhile.
+  auto other = env_->LockFile(Path("LOCK2"));
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(env_->UnlockFile(*std::move(other)).ok());
+
+  ASSERT_TRUE(env_->UnlockFile(*std::move(lock)).ok());
+  auto relock = env_->LockFile(lock_name);
+  ASSERT_TRUE(relock.ok()) << relock.status();
+  // A lock dropped without UnlockFile is released too.
+  relock->reset();
+  auto after_drop = env_->LockFile(lock_name);
+  ASSERT_TRUE(after_drop.ok()) << after_drop.status();
+  ASSERT_TRUE(env_->UnlockFile(*std::move(after_drop)).ok());
+}
+
+TEST_P(EnvTest, ScheduleRunsInOrderOnOneThread) {
+  absl::Mutex mu;
+  std::vector<int> order;
+  std::vector<std::thread::id> thread_ids;
+  absl::Notification done;
+  constexpr int kItems = 100;
+  for (int i = 0; i < kItems; ++i) {
+    env_->Schedule([&, i] {
+      absl::MutexLock lock(&mu);
+      order.push_back(i);
+      thread_ids.push_back(std::this_thread::get_id());
+      if (i == kItems - 1) done.Notify();
+    });
+  }
+  ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  absl::MutexLock lock(&mu);
+  std::vector<int> expected(kItems);
+  for (int i = 0; i < kItems; ++i) expected[i] = i;
+  EXPECT_EQ(order, expected);
+  EXPECT_NE(thread_ids[0], std::this_thread::get_id());
+  EXPECT_TRUE(
+      std::all_of(thread_ids.begin(), thread_ids.end(),
+                  [&](std::thread::id id) { return id == thread_ids[0]; }));
+}
+
+TEST_P(EnvTest, ClockMovesForwardAndSleeps) {
+  const uint64_t start = env_->NowMicros();
+  env_->SleepForMicroseconds(2000);
+  const uint64_t end = env_->NowMicros();
+  EXPECT_GE(end - start, 2000u);
+  EXPECT_LT(end - start, 2000000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Envs, EnvTest,
+                         testing::Values(EnvKind::kPosix, EnvKind::kMem),
+                         [](const testing::TestParamInfo<EnvKind>& info) {
+                           return info.param == EnvKind::kPosix ? "Posix"
+                                                                : "Mem";
+                         });
+
+TEST(PosixEnvTest, NoSpaceIsUnavailableAndNamesTheFile) {
+  Env* env = Env::Default();
+  auto file = env->NewAppendableFile("/dev/full");
+  if (!file.ok()) GTEST_SKIP() << "/dev/full unavailable: " << file.status();
+  ASSERT_TRUE((*file)->Append("some bytes").ok());  // buffered
+  absl::Status s = (*file)->Flush();
+  EXPECT_TRUE(absl::IsUnavailable(s)) << s;
+  EXPECT_NE(s.message().find("/dev/full"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("No space left"), std::string::npos) << s;
+  // Writing more than the buffer reports the error from Append itself.
+  EXPECT_TRUE(absl::IsUnavailable((*file)->Append(std::string(200000, 'x'))));
+}
+
+TEST(PosixEnvTest, OtherErrorsAreInternal) {
+  Env* env = Env::Default();
+  // A directory cannot be opened for writing: EISDIR.
+  std::string dir = testing::TempDir() + "sift_isdir_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  absl::Status s = env->NewWritableFile(dir).status();
+  EXPECT_TRUE(absl::IsInternal(s)) << s;
+  EXPECT_NE(s.message().find(dir), std::string::npos) << s;
+  EXPECT_TRUE(env->RemoveDir(dir).ok());
+}
+
+TEST(PosixEnvTest, LockExcludesOtherProcesses) {
+  Env* env = Env::Default();
+  std::string dir = testing::TempDir() + "sift_lock_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string lock_name = dir + "/LOCK";
+  auto lock = env->LockFile(lock_name);
+  ASSERT_TRUE(lock.ok()) << lock.status();
+
+  // A child process tries the same fcntl lock; exit code 0 means it failed
+  // to take it (as it must). Only async-signal-safe calls after fork.
+  auto child_can_lock = [&]() -> int {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(lock_name.c_str(), O_RDWR);
+      struct flock f = {};
+      f.l_type = F_WRLCK;
+      f.l_whence = SEEK_SET;
+      _exit(fd >= 0 && ::fcntl(fd, F_SETLK, &f) == 0 ? 1 : 0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(child_can_lock(), 0);
+  ASSERT_TRUE(env->UnlockFile(*std::move(lock)).ok());
+  EXPECT_EQ(child_can_lock(), 1);
+
+  ASSERT_TRUE(env->RemoveFile(lock_name).ok());
+  ASSERT_TRUE(env->RemoveDir(dir).ok());
+}
+
+TEST(MemEnvTest, ReaderSeesDataAppendedConcurrently) {
+  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  auto writer = env->NewWritableFile("/f");
+  ASSERT_TRUE(writer.ok());
+  auto reader = env->NewRandomAccessFile("/f");
+  ASSERT_TRUE(reader.ok());
+  char scratch[8];
+  std::string_view got;
+  ASSERT_TRUE((*reader)->Read(0, 8, &got, scratch).ok());
+  EXPECT_TRUE(got.empty());
+  ASSERT_TRUE((*writer)->Append("abc").ok());
+  ASSERT_TRUE((*reader)->Read(0, 8, &got, scratch).ok());
+  EXPECT_EQ(got, "abc");
+  // Removing the name does not disturb open files.
+  ASSERT_TRUE(env->RemoveFile("/f").ok());
+  ASSERT_TRUE((*reader)->Read(1, 8, &got, scratch).ok());
+  EXPECT_EQ(got, "bc");
+}
+
+TEST(MemEnvTest, ChildrenOfNestedPathsAndNormalization) {
+  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  for (const char* name : {"/d/a", "/d/sub/b", "/d/sub/c", "/dx/z"}) {
+    auto f = env->NewWritableFile(name);
+    ASSERT_TRUE(f.ok());
+  }
+  auto children = env->GetChildren("/d/");
+  ASSERT_TRUE(children.ok());
+  std::sort(children->begin(), children->end());
+  EXPECT_EQ(*children, (std::vector<std::string>{"a", "sub"}));
+  EXPECT_TRUE(env->FileExists("/d//sub/b"));
+  EXPECT_EQ(env->GetFileSize("/d/sub//c").value(), 0u);
+}
+
+}  // namespace
+}  // namespace sift
