@@ -1,0 +1,195 @@
+// How many reads a table costs: Open, absent keys with and without a filter,
+// and the block cache. Reads are counted both by the table's ReadStats and
+// underneath it by a CountingEnv, and the two must agree.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "table/table.h"
+#include "table/table_properties.h"
+#include "tests/table/table_test_util.h"
+#include "tests/testutil/testutil.h"
+#include "util/cache.h"
+#include "util/counting_env.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+using test::KVVector;
+using test::TableGet;
+
+// Keys are even numbers; odd numbers are absent but inside the key range.
+KVVector EvenKeys(int n) {
+  KVVector kvs;
+  for (int i = 0; i < n; ++i) {
+    kvs.emplace_back(test::NumberKey(2 * i), "value" + std::to_string(i));
+  }
+  return kvs;
+}
+
+class TableReadsTest : public testing::Test {
+ protected:
+  TableReadsTest()
+      : mem_(NewMemEnv(Env::Default())),
+        env_(std::make_unique<CountingEnv>(mem_.get())) {}
+
+  std::unique_ptr<Table> Build(const TableOptions& o, int n,
+                               const std::string& name = "/r.sst") {
+    auto size = test::WriteTable(env_.get(), name, o, EvenKeys(n));
+    EXPECT_TRUE(size.ok()) << size.status();
+    env_->Reset();
+    auto table = test::OpenTable(env_.get(), name, o);
+    EXPECT_TRUE(table.ok()) << table.status();
+    return table.ok() ? *std::move(table) : nullptr;
+  }
+
+  // Looks up `count` absent keys spread over the table's range; returns the
+  // table's counters and checks them against the Env's.
+  ReadStats AbsentLookups(const Table& table, int n, int count) {
+    env_->Reset();
+    ReadStats stats;
+    for (int i = 0; i < count; ++i) {
+      const uint64_t odd = 2 * (static_cast<uint64_t>(i) * n / count) + 1;
+      EXPECT_TRUE(absl::IsNotFound(
+          TableGet(table, ReadOptions(), test::NumberKey(odd), &stats)
+              .status()));
+    }
+    EXPECT_EQ(env_->random_reads(), stats.block_reads);
+    EXPECT_EQ(env_->random_read_bytes(), stats.bytes_read);
+    return stats;
+  }
+
+  std::unique_ptr<Env> mem_;
+  std::unique_ptr<CountingEnv> env_;
+};
+
+TEST_F(TableReadsTest, OpenReadsTheTailOnce) {
+  TableOptions o;
+  auto table = Build(o, 20000);
+  ASSERT_NE(table, nullptr);
+  // A 20,000-key table's filter (~25 KB) and index fit in the tail read.
+  EXPECT_EQ(env_->random_reads(), 1u);
+}
+
+TEST_F(TableReadsTest, OpenReadsABigTailTwice) {
+  TableOptions o;
+  o.filter_bits_per_key = 20;  // 200,000 keys: a filter of ~500 KB
+  auto table = Build(o, 200000);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(env_->random_reads(), 2u);
+  ASSERT_TRUE(TableGet(*table, ReadOptions(), test::NumberKey(1234)).ok());
+}
+
+TEST_F(TableReadsTest, AbsentKeysCostOneBlockReadWithoutFilter) {
+  TableOptions o;
+  o.filter_bits_per_key = 0;
+  const int n = 100000;
+  auto table = Build(o, n);
+  ASSERT_NE(table, nullptr);
+  const ReadStats stats = AbsentLookups(*table, n, 10000);
+  EXPECT_EQ(stats.block_reads, 10000u);
+  EXPECT_EQ(stats.filter_negatives, 0u);
+  EXPECT_EQ(stats.filter_positives, 0u);
+  EXPECT_EQ(stats.filter_false_positives, 0u);
+  EXPECT_EQ(stats.block_cache_hits, 0u);
+  std::printf("block reads per absent key, no filter: %.4f\n",
+              stats.block_reads / 10000.0);
+}
+
+TEST_F(TableReadsTest, AbsentKeysRarelyReadWithFilter) {
+  for (FilterKind kind :
+       {FilterKind::kBlockedBloom, FilterKind::kStandardBloom}) {
+    TableOptions o;
+    o.filter_bits_per_key = 10;
+    o.filter_kind = kind;
+    const int n = 100000;
+    auto table = Build(o, n, "/f" + std::to_string(static_cast<int>(kind)));
+    ASSERT_NE(table, nullptr);
+    const ReadStats stats = AbsentLookups(*table, n, 10000);
+    // <= 2% of lookups read a block; each false positive reads exactly one.
+    EXPECT_LE(stats.block_reads, 200u);
+    EXPECT_EQ(stats.block_reads, stats.filter_false_positives);
+    EXPECT_EQ(stats.filter_positives, stats.filter_false_positives);
+    EXPECT_EQ(stats.filter_negatives + stats.filter_positives, 10000u);
+    std::printf("block reads per absent key, %s 10 bits/key: %.4f\n",
+                kind == FilterKind::kBlockedBloom ? "blocked" : "standard",
+                stats.block_reads / 10000.0);
+    // Present keys: one block read each, filter positive, no false positive.
+    env_->Reset();
+    ReadStats present;
+    for (int i = 0; i < n; i += 97) {
+      ASSERT_TRUE(
+          TableGet(*table, ReadOptions(), test::NumberKey(2 * i), &present)
+              .ok());
+    }
+    EXPECT_EQ(present.block_reads, static_cast<uint64_t>((n + 96) / 97));
+    EXPECT_EQ(present.filter_false_positives, 0u);
+    EXPECT_EQ(env_->random_reads(), present.block_reads);
+  }
+}
+
+TEST_F(TableReadsTest, BlockCacheServesRepeatReads) {
+  auto cache = NewLRUCache(8 << 20);
+  TableOptions o;
+  o.block_cache = cache.get();
+  auto table = Build(o, 10000);
+  ASSERT_NE(table, nullptr);
+  env_->Reset();
+  ReadStats stats;
+  const std::string key = test::NumberKey(5000);
+  ASSERT_TRUE(TableGet(*table, ReadOptions(), key, &stats).ok());
+  EXPECT_EQ(stats.block_reads, 1u);
+  EXPECT_EQ(stats.block_cache_hits, 0u);
+  EXPECT_GT(cache->TotalCharge(), 0u);
+  ASSERT_TRUE(TableGet(*table, ReadOptions(), key, &stats).ok());
+  EXPECT_EQ(stats.block_reads, 1u);
+  EXPECT_EQ(stats.block_cache_hits, 1u);
+  EXPECT_EQ(env_->random_reads(), 1u);
+
+  // fill_cache = false: read, but not kept.
+  ReadOptions no_fill;
+  no_fill.fill_cache = false;
+  const size_t charge = cache->TotalCharge();
+  const std::string other = test::NumberKey(15000);
+  ASSERT_TRUE(TableGet(*table, no_fill, other, &stats).ok());
+  ASSERT_TRUE(TableGet(*table, no_fill, other, &stats).ok());
+  EXPECT_EQ(stats.block_reads, 3u);
+  EXPECT_EQ(cache->TotalCharge(), charge);
+  // ... but a cached block is still used.
+  ASSERT_TRUE(TableGet(*table, no_fill, key, &stats).ok());
+  EXPECT_EQ(stats.block_cache_hits, 2u);
+
+  // A scan fills the cache; a second scan reads nothing.
+  auto it = table->NewIterator(ReadOptions());
+  int count = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++count;
+  EXPECT_EQ(count, 10000);
+  it.reset();
+  env_->Reset();
+  it = table->NewIterator(ReadOptions());
+  for (it->SeekToFirst(); it->Valid(); it->Next()) --count;
+  EXPECT_EQ(count, 0);
+  EXPECT_EQ(env_->random_reads(), 0u);
+}
+
+TEST_F(TableReadsTest, TablesSharingACacheDoNotCollide) {
+  auto cache = NewLRUCache(8 << 20);
+  TableOptions o;
+  o.block_cache = cache.get();
+  auto size1 = test::WriteTable(env_.get(), "/1.sst", o, {{"k", "one"}});
+  auto size2 = test::WriteTable(env_.get(), "/2.sst", o, {{"k", "two"}});
+  ASSERT_TRUE(size1.ok() && size2.ok());
+  auto t1 = test::OpenTable(env_.get(), "/1.sst", o);
+  auto t2 = test::OpenTable(env_.get(), "/2.sst", o);
+  ASSERT_TRUE(t1.ok() && t2.ok());
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(*TableGet(**t1, ReadOptions(), "k"), "one");
+    EXPECT_EQ(*TableGet(**t2, ReadOptions(), "k"), "two");
+  }
+}
+
+}  // namespace
+}  // namespace sift
