@@ -1,0 +1,359 @@
+// Concurrency: writers and readers at once while flushes and compactions
+// run. Suite names end in ConcurrencyTest: CI runs them under ThreadSanitizer.
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "sift/db.h"
+#include "sift/env.h"
+#include "tests/testutil/testutil.h"
+#include "util/mutex.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+constexpr int kWriters = 4;
+constexpr int kReaders = 4;
+constexpr int kKeysPerWriter = 300;
+
+double TestSeconds() {
+  if (const char* s = std::getenv("SIFT_STRESS_SECONDS")) return std::atof(s);
+  return 10.0;
+}
+
+std::string KeyOf(int writer, int k) {
+  return absl::StrCat("w", writer, "_", test::NumberKey(k, 5));
+}
+// Values are "<counter>:<padding>": the counter of the writer at the time.
+std::string ValueOf(uint64_t counter, Random* rnd) {
+  return absl::StrCat(test::NumberKey(counter, 12), ":",
+                      test::RandomString(rnd, 40 + rnd->Uniform(80)));
+}
+uint64_t CounterOf(std::string_view value) {
+  return std::stoull(std::string(value.substr(0, 12)));
+}
+
+// Four writers each own a key range and write values carrying an increasing
+// counter; each also keeps a pair of keys equal through batches. Four readers
+// Get, scan and read pairs at snapshots, checking that no value ever goes
+// backwards, that no value comes from the future, and that every pair read at
+// a snapshot is equal. The small write buffer keeps flushes and compactions
+// running the whole time.
+TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
+  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 << 10;
+  options.max_file_size = 64 << 10;
+  options.block_cache_capacity = 256 << 10;
+  absl::StatusOr<std::unique_ptr<DB>> opened = DB::Open(options, "/concdb");
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  DB* db = opened->get();
+
+  std::atomic<bool> stop{false};
+  std::atomic<bool> failed{false};
+  // Per writer: the highest counter it has started writing (a reader seeing
+  // more would read the future).
+  std::atomic<uint64_t> started[kWriters];
+  for (auto& s : started) s.store(0);
+  std::atomic<uint64_t> writes{0}, gets{0}, scans{0}, pair_checks{0},
+      flushes{0};
+
+  auto fail = [&](const std::string& what) {
+    if (!failed.exchange(true)) ADD_FAILURE() << what;
+    stop.store(true);
+  };
+
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      Random rnd(1000 + w);
+      uint64_t counter = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        ++counter;
+        started[w].store(counter, std::memory_order_release);
+        WriteOptions wo;
+        wo.sync = rnd.OneIn(100);
+        absl::Status s;
+        if (rnd.OneIn(10)) {
+          WriteBatch batch;
+          const std::string v = ValueOf(counter, &rnd);
+          batch.Put(absl::StrCat("pair_a", w), v);
+          batch.Put(absl::StrCat("pair_b", w), v);
+          s = db->Write(wo, &batch);
+        } else {
+          s = db->Put(wo, KeyOf(w, rnd.Uniform(kKeysPerWriter)),
+                      ValueOf(counter, &rnd));
+        }
+        if (!s.ok()) return fail("write: " + s.ToString());
+        writes.fetch_add(1, std::memory_order_relaxed);
+        if (w == 0 && counter % 5000 == 0) {
+          if (absl::Status f = db->Flush(); !f.ok()) {
+            return fail("flush: " + f.ToString());
+          }
+          flushes.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (int r = 0; r < kReaders; ++r) {
+    threads.emplace_back([&, r] {
+      Random rnd(2000 + r);
+      // The highest counter this reader has seen per key.
+      std::map<std::string, uint64_t> seen;
+      auto check = [&](const std::string& key, std::string_view value,
+                       int writer) {
+        const uint64_t c = CounterOf(value);
+        uint64_t& last = seen[key];
+        if (c < last) {
+          fail(absl::StrCat(key, " went back from ", last, " to ", c));
+        }
+        if (c > started[writer].load(std::memory_order_acquire)) {
+          fail(absl::StrCat(key, " has counter ", c, " not yet written"));
+        }
+        last = c;
+      };
+      while (!stop.load(std::memory_order_relaxed)) {
+        const uint64_t dice = rnd.Uniform(100);
+        if (dice < 80) {
+          const int w = static_cast<int>(rnd.Uniform(kWriters));
+          const std::string key = KeyOf(w, rnd.Uniform(kKeysPerWriter));
+          std::string value;
+          absl::Status s = db->Get(ReadOptions(), key, &value);
+          if (s.ok()) {
+            check(key, value, w);
+          } else if (!absl::IsNotFound(s)) {
+            return fail("get: " + s.ToString());
+          } else if (seen.count(key) > 0) {
+            return fail(key + " disappeared");
+          }
+          gets.fetch_add(1, std::memory_order_relaxed);
+        } else if (dice < 90) {
+          // A short scan of one writer's range, forward or backward.
+          const int w = static_cast<int>(rnd.Uniform(kWriters));
+          std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
+          const bool forward = rnd.OneIn(2);
+          if (forward) {
+            it->Seek(KeyOf(w, rnd.Uniform(kKeysPerWriter)));
+          } else {
+            it->Seek(KeyOf(w, rnd.Uniform(kKeysPerWriter)));
+            if (it->Valid()) it->Prev();
+          }
+          const std::string prefix = absl::StrCat("w", w, "_");
+          for (int i = 0; i < 50 && it->Valid(); ++i) {
+            const std::string key(it->key());
+            if (key.rfind(prefix, 0) != 0) break;
+            check(key, it->value(), w);
+            if (forward) {
+              it->Next();
+            } else {
+              it->Prev();
+            }
+          }
+          if (!it->status().ok())
+            return fail("scan: " + it->status().ToString());
+          scans.fetch_add(1, std::memory_order_relaxed);
+        } else {
+          // Both halves of a pair, read at one snapshot, are equal.
+          const int w = static_cast<int>(rnd.Uniform(kWriters));
+          const Snapshot* snap = db->GetSnapshot();
+          ReadOptions ro;
+          ro.snapshot = snap;
+          std::string a, b;
+          absl::Status sa = db->Get(ro, absl::StrCat("pair_a", w), &a);
+          std::this_thread::yield();
+          absl::Status sb = db->Get(ro, absl::StrCat("pair_b", w), &b);
+          db->ReleaseSnapshot(snap);
+          if (sa.ok() != sb.ok() || (sa.ok() && a != b)) {
+            return fail(absl::StrCat("pair ", w, " torn: ", sa.ToString(), " ",
+                                     sb.ToString()));
+          }
+          if (sa.ok()) check(absl::StrCat("pair_a", w), a, w);
+          pair_checks.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    });
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto duration = std::chrono::duration<double>(TestSeconds());
+  while (!stop.load() && std::chrono::steady_clock::now() - start < duration) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  stop.store(true);
+  for (std::thread& t : threads) t.join();
+  ASSERT_FALSE(failed.load());
+
+  int tables = 0;
+  for (int level = 0; level < 7; ++level) {
+    tables += std::stoi(
+        *db->GetProperty("sift.num-files-at-level" + std::to_string(level)));
+  }
+  std::printf(
+      "%.1f s: %llu writes, %llu gets, %llu scans, %llu snapshot pair checks, "
+      "%llu explicit flushes; %d tables at the end\n%s",
+      TestSeconds(), static_cast<unsigned long long>(writes.load()),
+      static_cast<unsigned long long>(gets.load()),
+      static_cast<unsigned long long>(scans.load()),
+      static_cast<unsigned long long>(pair_checks.load()),
+      static_cast<unsigned long long>(flushes.load()), tables,
+      db->GetProperty("sift.stats")->c_str());
+  EXPECT_GT(writes.load(), 1000u);
+  EXPECT_GT(gets.load(), 1000u);
+  EXPECT_GT(tables, 0);
+
+  // Everything written is still there, newest value per key, after reopen.
+  std::map<std::string, std::string> before;
+  {
+    std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      before[std::string(it->key())] = std::string(it->value());
+    }
+  }
+  opened->reset();
+  opened = DB::Open(options, "/concdb");
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  std::map<std::string, std::string> after;
+  std::unique_ptr<Iterator> it = (*opened)->NewIterator(ReadOptions());
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    after[std::string(it->key())] = std::string(it->value());
+  }
+  it.reset();
+  EXPECT_TRUE(before == after);
+}
+
+// Many threads committing sync writes at once: group commit must keep every
+// write, in order per thread.
+TEST(DBConcurrencyTest, GroupCommitKeepsEveryWrite) {
+  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 << 10;
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, "/groupdb");
+  ASSERT_TRUE(db.ok()) << db.status();
+  constexpr int kThreads = 8;
+  const int per_thread = std::getenv("SIFT_SANITIZED") != nullptr ? 300 : 2000;
+  std::vector<std::thread> threads;
+  std::atomic<int> errors{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) {
+        WriteOptions wo;
+        wo.sync = (i % 3 == 0);
+        WriteBatch batch;
+        batch.Put(absl::StrCat("t", t, "_", test::NumberKey(i, 6)), "x");
+        batch.Put(absl::StrCat("last", t), test::NumberKey(i, 6));
+        if (!(*db)->Write(wo, &batch).ok()) errors.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  ASSERT_EQ(errors.load(), 0);
+  db->reset();
+  db = DB::Open(options, "/groupdb");
+  ASSERT_TRUE(db.ok()) << db.status();
+  for (int t = 0; t < kThreads; ++t) {
+    std::string value;
+    ASSERT_TRUE(
+        (*db)->Get(ReadOptions(), absl::StrCat("last", t), &value).ok());
+    EXPECT_EQ(value, test::NumberKey(per_thread - 1, 6));
+    for (int i = 0; i < per_thread; i += 97) {
+      ASSERT_TRUE((*db)
+                      ->Get(ReadOptions(),
+                            absl::StrCat("t", t, "_", test::NumberKey(i, 6)),
+                            &value)
+                      .ok());
+    }
+  }
+}
+
+// An Env whose background work waits until the test lets it run.
+class GatedEnv : public EnvWrapper {
+ public:
+  explicit GatedEnv(Env* target) : EnvWrapper(target) {}
+  void Schedule(std::function<void()> work) override {
+    MutexLock lock(&mu_);
+    if (open_) {
+      target()->Schedule(std::move(work));
+    } else {
+      held_.push_back(std::move(work));
+    }
+  }
+  void Open() {
+    MutexLock lock(&mu_);
+    open_ = true;
+    for (auto& work : held_) target()->Schedule(std::move(work));
+    held_.clear();
+  }
+
+ private:
+  Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<std::function<void()>> held_ ABSL_GUARDED_BY(mu_);
+};
+
+// Writes stop while the previous memtable waits to be flushed, and resume
+// once the background thread gets to it.
+TEST(DBConcurrencyTest, WritesStallUntilFlushRuns) {
+  std::unique_ptr<Env> mem = NewMemEnv(Env::Default());
+  GatedEnv env(mem.get());
+  Options options;
+  options.env = &env;
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 << 10;
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, "/stalldb");
+  ASSERT_TRUE(db.ok()) << db.status();
+
+  std::atomic<int> done{0};
+  std::thread writer([&] {
+    Random rnd(1);
+    // Three memtables' worth: the second switch must wait for a flush.
+    for (int i = 0; i < 3 * 64 * 1024 / 100; ++i) {
+      ASSERT_TRUE((*db)
+                      ->Put(WriteOptions(), test::NumberKey(i),
+                            test::RandomString(&rnd, 100))
+                      .ok());
+      done.store(i + 1);
+    }
+  });
+  // The writer gets stuck...
+  int last = -1;
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const int now = done.load();
+    if (now == last) break;
+    last = now;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int stuck_at = done.load();
+  EXPECT_LT(stuck_at, 3 * 64 * 1024 / 100);
+  EXPECT_GT(stuck_at, 64 * 1024 / 200);
+  EXPECT_EQ(std::stoi(*(*db)->GetProperty("sift.num-files-at-level0")) +
+                std::stoi(*(*db)->GetProperty("sift.num-files-at-level1")) +
+                std::stoi(*(*db)->GetProperty("sift.num-files-at-level2")),
+            0);
+  // ...until the background thread may run.
+  env.Open();
+  writer.join();
+  EXPECT_EQ(done.load(), 3 * 64 * 1024 / 100);
+  ASSERT_TRUE((*db)->Flush().ok());
+  std::string value;
+  EXPECT_TRUE((*db)->Get(ReadOptions(), test::NumberKey(0), &value).ok());
+}
+
+}  // namespace
+}  // namespace sift
