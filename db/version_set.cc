@@ -164,6 +164,12 @@ std::string VersionSet::LevelSummary() const {
 std::string VersionSet::EncodeSnapshot() const {
   VersionEdit edit;
   edit.SetComparatorName(icmp_->user_comparator()->Name());
+  // The counters too, so that the snapshot alone describes a database; the
+  // edit logged after it updates them.
+  edit.SetLogNumber(log_number_);
+  edit.SetPrevLogNumber(prev_log_number_);
+  edit.SetNextFile(next_file_number_);
+  edit.SetLastSequence(last_sequence_);
   for (int level = 0; level < config::kNumLevels; ++level) {
     if (!compact_pointer_[level].empty()) {
       edit.SetCompactPointer(level, compact_pointer_[level]);

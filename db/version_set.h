@@ -120,7 +120,7 @@ class VersionSet {
   class Builder;
 
   // The MANIFEST record that describes the whole current state: comparator,
-  // compact pointers and every file. The head of each new MANIFEST.
+  // counters, compact pointers and every file. The head of each new MANIFEST.
   std::string EncodeSnapshot() const;
   void AppendVersion(std::shared_ptr<Version> v);
   void SetupOtherInputs(Compaction* c);
