@@ -482,5 +482,69 @@ TEST_F(CompactionTest, ShutdownStopsAndLeavesNoOutput) {
   EXPECT_EQ(*after, *before);
 }
 
+// Version::Get and AddIterators on real tables (the fixture builds them).
+using VersionReadTest = CompactionTest;
+
+TEST_F(VersionReadTest, GetReadsNewestFirstAndCountsProbes) {
+  AddTable(
+      2, {{Key(4), 1, kTypeValue, "deep4"}, {Key(3), 2, kTypeValue, "deep3"}});
+  AddTable(1, {{Key(5), 3, kTypeValue, "one5"}});
+  AddTable(0, {{Key(1), 4, kTypeValue, "old1"}, {Key(2), 5, kTypeValue, "a2"}});
+  AddTable(0,
+           {{Key(1), 6, kTypeValue, "new1"}, {Key(3), 7, kTypeDeletion, ""}});
+  std::shared_ptr<const Version> v = vset_->current();
+  ASSERT_EQ(v->NumFiles(0), 2);
+
+  struct Case {
+    int key;
+    SequenceNumber snapshot;
+    const char* value;  // nullptr: NotFound
+    uint64_t probes;
+  };
+  const Case cases[] = {
+      {1, kMaxSequenceNumber, "new1", 1},  // the newer level-0 table answers
+      {1, 5, "old1", 2},  // newer table holds only a later version
+      {3, kMaxSequenceNumber, nullptr, 1},  // deletion in level 0 hides level 2
+      {3, 6, "deep3", 2},  // level-0 table covers key 3 but not @6
+      {4, kMaxSequenceNumber, "deep4", 1},  // binary search finds level 2
+      {5, kMaxSequenceNumber, "one5", 1},
+      {0, kMaxSequenceNumber, nullptr, 0},  // no table's range covers it
+      {6, kMaxSequenceNumber, nullptr, 0},
+  };
+  for (const Case& c : cases) {
+    ReadStats stats;
+    std::string value;
+    const LookupKey lkey(Key(c.key), c.snapshot);
+    absl::Status s = v->Get(ReadOptions(), lkey, &value, &stats);
+    if (c.value != nullptr) {
+      ASSERT_TRUE(s.ok()) << c.key << "@" << c.snapshot << ": " << s;
+      EXPECT_EQ(value, c.value);
+    } else {
+      EXPECT_TRUE(absl::IsNotFound(s)) << c.key << ": " << s;
+    }
+    EXPECT_EQ(stats.tables_probed, c.probes) << c.key << "@" << c.snapshot;
+    // The table layer counted each probe's filter verdict.
+    EXPECT_EQ(stats.filter_negatives + stats.filter_positives, c.probes);
+  }
+
+  // AddIterators: every entry of every table, merged in internal-key order.
+  std::vector<std::unique_ptr<Iterator>> iters;
+  v->AddIterators(ReadOptions(), &iters);
+  EXPECT_EQ(iters.size(), 4u);  // two level-0 tables, levels 1 and 2
+  std::unique_ptr<Iterator> merged =
+      NewMergingIterator(&icmp_, std::move(iters));
+  std::vector<std::string> seen;
+  for (merged->SeekToFirst(); merged->Valid(); merged->Next()) {
+    ParsedInternalKey p;
+    ASSERT_TRUE(ParseInternalKey(merged->key(), &p));
+    seen.push_back(std::string(p.user_key) + "@" + std::to_string(p.sequence));
+  }
+  EXPECT_TRUE(merged->status().ok());
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{
+                Key(1) + "@6", Key(1) + "@4", Key(2) + "@5", Key(3) + "@7",
+                Key(3) + "@2", Key(4) + "@1", Key(5) + "@3"}));
+}
+
 }  // namespace
 }  // namespace sift
