@@ -100,7 +100,7 @@ class TableCache {
   // Tables currently open.
   size_t NumOpenTables() const;
   // Filter bytes of table file_number if it is open right now, else 0. Does
-  // not open the table.
+  // not open the table (but counts as a use for the LRU order).
   size_t FilterMemoryUsageOf(uint64_t file_number) const;
 
   // Memory accounting shared with the cache entries: an entry's deleter
