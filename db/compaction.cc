@@ -1,5 +1,6 @@
 #include "db/compaction.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -73,6 +74,43 @@ bool Compaction::ShouldStopBefore(std::string_view internal_key) {
     return true;
   }
   return false;
+}
+
+bool Compaction::CrossesInputGap(std::string_view user_key) {
+  const Comparator* ucmp = icmp_->user_comparator();
+  if (!input_ranges_built_) {
+    input_ranges_built_ = true;
+    std::vector<const FileMetaData*> files;
+    for (int which = 0; which < 2; ++which) {
+      for (const auto& f : inputs_[which]) files.push_back(f.get());
+    }
+    std::sort(files.begin(), files.end(),
+              [ucmp](const FileMetaData* a, const FileMetaData* b) {
+                return ucmp->Compare(a->smallest.user_key(),
+                                     b->smallest.user_key()) < 0;
+              });
+    for (const FileMetaData* f : files) {
+      if (!input_ranges_.empty() &&
+          ucmp->Compare(f->smallest.user_key(), input_ranges_.back().second) <=
+              0) {
+        // Overlaps the stretch so far: extend it.
+        if (ucmp->Compare(f->largest.user_key(), input_ranges_.back().second) >
+            0) {
+          input_ranges_.back().second = std::string(f->largest.user_key());
+        }
+      } else {
+        input_ranges_.emplace_back(std::string(f->smallest.user_key()),
+                                   std::string(f->largest.user_key()));
+      }
+    }
+  }
+  const size_t before = input_range_index_;
+  while (input_range_index_ + 1 < input_ranges_.size() &&
+         ucmp->Compare(user_key, input_ranges_[input_range_index_].second) >
+             0) {
+    ++input_range_index_;
+  }
+  return input_range_index_ != before;
 }
 
 uint64_t Compaction::TotalInputBytes() const {

@@ -4,7 +4,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "db/version.h"
@@ -67,6 +70,14 @@ class Compaction {
   // REQUIRES: successive calls pass increasing internal keys.
   bool ShouldStopBefore(std::string_view internal_key);
 
+  // True if user_key lies in a different stretch of the input files' key
+  // space than the previous key passed (the input files' ranges, merged where
+  // they overlap, form one or more disjoint stretches). An output that ends
+  // at such a step never spans a gap between inputs, where a table flushed
+  // meanwhile may have been placed (it overlaps no input).
+  // REQUIRES: successive calls pass increasing user keys.
+  bool CrossesInputGap(std::string_view user_key);
+
   // Total bytes of the input files.
   uint64_t TotalInputBytes() const;
 
@@ -93,6 +104,12 @@ class Compaction {
   // IsBaseLevelForKey state: per level, the first file whose largest key may
   // still be >= the keys to come.
   std::array<size_t, config::kNumLevels> level_ptrs_{};
+
+  // CrossesInputGap state: the merged user-key ranges of all inputs, in
+  // order (built on first use), and the one the last key fell in.
+  std::vector<std::pair<std::string, std::string>> input_ranges_;
+  size_t input_range_index_ = 0;
+  bool input_ranges_built_ = false;
 };
 
 }  // namespace sift

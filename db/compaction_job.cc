@@ -1,5 +1,6 @@
 #include "db/compaction_job.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -122,10 +123,10 @@ absl::Status CompactionJob::Run() {
   absl::Status status;
 
   // The user key of the entries being read, and the sequence of the last
-  // entry of it seen (kMaxSequenceNumber before the first).
+  // (newer) entry of it seen, if any.
   std::string current_user_key;
   bool has_current_user_key = false;
-  SequenceNumber last_sequence_for_key = kMaxSequenceNumber;
+  std::optional<SequenceNumber> last_sequence_for_key;
   // The grandparent limit asked for a cut, which waits for the next user key.
   bool cut_pending = false;
 
@@ -153,9 +154,10 @@ absl::Status CompactionJob::Run() {
         ucmp->Compare(ikey.user_key, current_user_key) != 0) {
       current_user_key.assign(ikey.user_key.data(), ikey.user_key.size());
       has_current_user_key = true;
-      last_sequence_for_key = kMaxSequenceNumber;
+      last_sequence_for_key.reset();
       // Outputs end only between user keys, so that every version of a key
       // stays in one file of the level.
+      if (c->CrossesInputGap(ikey.user_key)) cut_pending = true;
       if (builder_ != nullptr &&
           (cut_pending ||
            builder_->FileSize() >= compaction_->MaxOutputFileSize())) {
@@ -166,7 +168,8 @@ absl::Status CompactionJob::Run() {
     }
 
     bool drop = false;
-    if (last_sequence_for_key <= smallest_snapshot_) {
+    if (last_sequence_for_key.has_value() &&
+        *last_sequence_for_key <= smallest_snapshot_) {
       // A newer entry of this key is visible to every snapshot: nobody can
       // read this one.
       drop = true;

@@ -52,10 +52,12 @@ struct CompactionStats {
 // marker with sequence <= smallest_snapshot is dropped too when no deeper
 // level holds its user key (Compaction::IsBaseLevelForKey).
 //
-// Outputs end at MaxOutputFileSize() or where they would overlap too much of
-// level + 2, never between two entries of the same user key (so a user key
-// lives in one file per level). Each output is synced, closed, and opened once
-// through the table cache to check it.
+// Outputs end at MaxOutputFileSize(), where they would overlap too much of
+// level + 2, and where the keys step over a gap between input files (so that
+// a table flushed below level 0 while the job runs, which overlaps no input,
+// overlaps no output either); never between two entries of the same user key
+// (so a user key lives in one file per level). Each output is synced, closed,
+// and opened once through the table cache to check it.
 //
 // Thread safety: Run runs without the DB mutex; `new_file_number` is called
 // from Run and must take whatever lock the VersionSet needs. One job per

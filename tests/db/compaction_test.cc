@@ -448,6 +448,47 @@ TEST_F(CompactionTest, OutputsSplitAtGrandparentOverlap) {
   }
 }
 
+// A flush that runs while a compaction is under way (the DB does this from
+// the interleave hook) may place its table in a gap between the compaction's
+// inputs. Outputs must not span that gap, or the compaction's edit would put
+// two overlapping files into one level.
+TEST_F(CompactionTest, TableFlushedIntoAGapMeanwhileFits) {
+  AddTable(2, {{Key(51), 1, kTypeValue, "old51"}});
+  std::vector<Entry> low;
+  std::vector<Entry> high;
+  SequenceNumber seq = 1;
+  for (int k = 0; k < 10; ++k) low.push_back({Key(k), ++seq, kTypeValue, "l"});
+  for (int k = 90; k < 100; ++k) {
+    high.push_back({Key(k), ++seq, kTypeValue, "h"});
+  }
+  AddTable(0, low);
+  AddTable(0, high);
+  std::unique_ptr<Compaction> c = vset_->CompactRange(0, nullptr, nullptr);
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->num_input_files(0), 2);
+
+  int flushed_level = -1;
+  CompactionJob job(
+      dbname_, options_, &icmp_, table_cache_.get(), c.get(),
+      kMaxSequenceNumber, [this] { return NewFileNumber(); }, nullptr);
+  job.SetInterleaveHook([&] {
+    if (flushed_level >= 0) return;
+    // Level 2 holds key 51, so the new table stops at level 1: where the
+    // compaction's outputs go.
+    flushed_level =
+        vset_->current()->PickLevelForMemTableOutput(Key(50), Key(52));
+    AddTable(flushed_level, {{Key(50), 100, kTypeValue, "new50"},
+                             {Key(51), 101, kTypeValue, "new51"},
+                             {Key(52), 102, kTypeValue, "new52"}});
+  });
+  ASSERT_TRUE(job.Run().ok());
+  EXPECT_EQ(flushed_level, 1);
+  EXPECT_EQ(job.outputs().size(), 2u);
+  ASSERT_TRUE(Apply(c->edit()).ok());
+  EXPECT_EQ(vset_->NumLevelFiles(1), 3);
+  CheckVisible({kMaxSequenceNumber}, 100);
+}
+
 TEST_F(CompactionTest, ShutdownStopsAndLeavesNoOutput) {
   for (int t = 0; t < 2; ++t) {
     std::vector<Entry> entries;
