@@ -7,8 +7,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "util/hash.h"
+#include "util/mutex.h"
 
 namespace sift {
 namespace {
@@ -58,7 +58,7 @@ class LRUShard {
   ~LRUShard() {
     Garbage garbage;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       for (auto& [key, e] : table_) {
         assert(e->pins == 0 && "cache destroyed with pinned handles");
         garbage.push_back(e);
@@ -69,7 +69,7 @@ class LRUShard {
   }
 
   void SetCapacity(size_t capacity) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     capacity_ = capacity;
   }
 
@@ -84,7 +84,7 @@ class LRUShard {
     e->pins = 1;
     Garbage garbage;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       auto [it, inserted] = table_.try_emplace(e->key, e);
       if (!inserted) {
         // The map's key views the old entry's string: re-point it at ours.
@@ -101,7 +101,7 @@ class LRUShard {
   }
 
   Cache::Handle* Lookup(std::string_view key) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = table_.find(key);
     if (it == table_.end()) return nullptr;
     Entry* e = it->second;
@@ -113,7 +113,7 @@ class LRUShard {
   void Release(Entry* e) {
     Garbage garbage;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       assert(e->pins > 0);
       if (--e->pins == 0) {
         if (e->in_table) {
@@ -130,7 +130,7 @@ class LRUShard {
   void Erase(std::string_view key) {
     Garbage garbage;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       auto it = table_.find(key);
       if (it == table_.end()) return;
       Entry* e = it->second;
@@ -143,14 +143,14 @@ class LRUShard {
   void Prune() {
     Garbage garbage;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       while (lru_.next != &lru_) EvictOldest(garbage);
     }
     Destroy(garbage);
   }
 
   size_t Usage() const {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return usage_;
   }
 
@@ -192,7 +192,7 @@ class LRUShard {
     while (usage_ > capacity_ && lru_.next != &lru_) EvictOldest(garbage);
   }
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   size_t capacity_ ABSL_GUARDED_BY(mu_) = 0;
   // Sum of the charges of the entries in table_.
   size_t usage_ ABSL_GUARDED_BY(mu_) = 0;

@@ -21,24 +21,24 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 
 namespace sift {
 namespace {
 
-// The contents of one file. Readers copy out under a shared lock, so a file
+// The contents of one file. Readers copy out under the file's lock, so a file
 // may be read from many threads while another thread appends to it.
 class FileData {
  public:
   size_t Size() const {
-    absl::ReaderMutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return bytes_.size();
   }
 
   // Copy up to `n` bytes at `offset` to `dst`; returns the count copied.
   size_t Read(uint64_t offset, size_t n, char* dst) const {
-    absl::ReaderMutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (offset >= bytes_.size()) return 0;
     const size_t count =
         std::min<uint64_t>(n, bytes_.size() - static_cast<size_t>(offset));
@@ -47,17 +47,17 @@ class FileData {
   }
 
   void Append(std::string_view data) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     bytes_.append(data.data(), data.size());
   }
 
   void Truncate() {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     bytes_.clear();
   }
 
  private:
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::string bytes_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -181,7 +181,7 @@ class MemEnv final : public EnvWrapper {
 
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = files_.find(Normalize(fname));
     if (it == files_.end()) return NoSuchFile(fname);
     return std::make_unique<MemSequentialFile>(it->second);
@@ -189,7 +189,7 @@ class MemEnv final : public EnvWrapper {
 
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = files_.find(Normalize(fname));
     if (it == files_.end()) return NoSuchFile(fname);
     return std::make_unique<MemRandomAccessFile>(it->second);
@@ -197,7 +197,7 @@ class MemEnv final : public EnvWrapper {
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     FileRef& file = files_[Normalize(fname)];
     if (file == nullptr) {
       file = std::make_shared<FileData>();
@@ -209,21 +209,21 @@ class MemEnv final : public EnvWrapper {
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     FileRef& file = files_[Normalize(fname)];
     if (file == nullptr) file = std::make_shared<FileData>();
     return std::make_unique<MemWritableFile>(fname, file);
   }
 
   bool FileExists(const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const std::string path = Normalize(fname);
     return files_.contains(path) || DirExists(path);
   }
 
   absl::StatusOr<std::vector<std::string>> GetChildren(
       const std::string& dir) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const std::string path = Normalize(dir);
     if (!DirExists(path)) return NoSuchFile(dir);
     const std::string prefix = DirPrefix(path);
@@ -240,13 +240,13 @@ class MemEnv final : public EnvWrapper {
   }
 
   absl::Status RemoveFile(const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (files_.erase(Normalize(fname)) == 0) return NoSuchFile(fname);
     return absl::OkStatus();
   }
 
   absl::Status CreateDir(const std::string& dir) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const std::string path = Normalize(dir);
     if (files_.contains(path)) {
       return absl::InternalError(absl::StrCat(dir, ": File exists"));
@@ -256,7 +256,7 @@ class MemEnv final : public EnvWrapper {
   }
 
   absl::Status RemoveDir(const std::string& dir) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const std::string path = Normalize(dir);
     if (!DirExists(path)) return NoSuchFile(dir);
     if (HasEntriesBelow(path)) {
@@ -267,7 +267,7 @@ class MemEnv final : public EnvWrapper {
   }
 
   absl::StatusOr<uint64_t> GetFileSize(const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = files_.find(Normalize(fname));
     if (it == files_.end()) return NoSuchFile(fname);
     return it->second->Size();
@@ -275,7 +275,7 @@ class MemEnv final : public EnvWrapper {
 
   absl::Status RenameFile(const std::string& src,
                           const std::string& target) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = files_.find(Normalize(src));
     if (it == files_.end()) {
       return absl::NotFoundError(absl::StrCat("rename ", src, " to ", target,
@@ -288,14 +288,14 @@ class MemEnv final : public EnvWrapper {
   }
 
   absl::Status SyncDir(const std::string& dir) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (!DirExists(Normalize(dir))) return NoSuchFile(dir);
     return absl::OkStatus();
   }
 
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& fname) override {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const std::string path = Normalize(fname);
     if (!locked_.insert(path).second) {
       return absl::InternalError(
@@ -314,7 +314,7 @@ class MemEnv final : public EnvWrapper {
   }
 
   void Unlock(const std::string& path) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     locked_.erase(path);
   }
 
@@ -337,7 +337,7 @@ class MemEnv final : public EnvWrapper {
     return false;
   }
 
-  absl::Mutex mu_;
+  Mutex mu_;
   absl::flat_hash_map<std::string, FileRef> files_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> locked_ ABSL_GUARDED_BY(mu_);

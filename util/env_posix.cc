@@ -21,8 +21,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 
 namespace sift {
 namespace {
@@ -238,16 +238,16 @@ class PosixWritableFile final : public WritableFile {
 class LockedPaths {
  public:
   bool Insert(const std::string& fname) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return paths_.insert(fname).second;
   }
   void Remove(const std::string& fname) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     paths_.erase(fname);
   }
 
  private:
-  absl::Mutex mu_;
+  Mutex mu_;
   absl::flat_hash_set<std::string> paths_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -286,12 +286,13 @@ class PosixFileLock final : public FileLock {
 class BackgroundThread {
  public:
   void Schedule(std::function<void()> work) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (!started_) {
       started_ = true;
       std::thread([this] { Run(); }).detach();
     }
     queue_.push_back(std::move(work));
+    work_ready_.Signal();
   }
 
  private:
@@ -299,10 +300,8 @@ class BackgroundThread {
     for (;;) {
       std::function<void()> work;
       {
-        absl::MutexLock lock(&mu_);
-        mu_.Await(absl::Condition(
-            +[](std::deque<std::function<void()>>* q) { return !q->empty(); },
-            &queue_));
+        MutexLock lock(&mu_);
+        while (queue_.empty()) work_ready_.Wait(&mu_);
         work = std::move(queue_.front());
         queue_.pop_front();
       }
@@ -310,8 +309,9 @@ class BackgroundThread {
     }
   }
 
-  absl::Mutex mu_;
+  Mutex mu_;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
+  CondVar work_ready_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -112,7 +112,7 @@ class FaultInjectionEnv::FaultWritableFile final : public WritableFile {
 FaultInjectionEnv::FaultInjectionEnv(Env* target) : EnvWrapper(target) {}
 
 FaultInjectionEnv::~FaultInjectionEnv() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   assert(writers_.empty() && "writable files outlive their FaultInjectionEnv");
 }
 
@@ -124,7 +124,7 @@ void FaultInjectionEnv::FailAfter(OpKind kind, int n, absl::Status error,
                                   bool persistent) {
   assert(n >= 1);
   assert(!error.ok());
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   Fault& f = faults_[static_cast<int>(kind)];
   f.armed = true;
   f.firing = false;
@@ -134,17 +134,17 @@ void FaultInjectionEnv::FailAfter(OpKind kind, int n, absl::Status error,
 }
 
 void FaultInjectionEnv::ClearFaults() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   for (Fault& f : faults_) f = Fault();
 }
 
 uint64_t FaultInjectionEnv::OpCount(OpKind kind) const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return counts_[static_cast<int>(kind)];
 }
 
 void FaultInjectionEnv::ResetCounters() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   for (uint64_t& c : counts_) c = 0;
 }
 
@@ -177,7 +177,7 @@ absl::Status FaultInjectionEnv::CheckFault(OpKind kind,
 
 absl::Status FaultInjectionEnv::LockAndCheckFault(OpKind kind,
                                                   std::string_view fname) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return CheckFault(kind, fname);
 }
 
@@ -260,7 +260,7 @@ FaultInjectionEnv::NewAppendableFile(const std::string& fname) {
 
 absl::StatusOr<std::unique_ptr<WritableFile>> FaultInjectionEnv::OpenWriter(
     const std::string& fname, bool truncate) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (absl::Status s = CheckFault(OpKind::kCreate, fname); !s.ok()) return s;
   const std::string path = Normalize(fname);
   const FileId old = Track(path);
@@ -283,7 +283,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> FaultInjectionEnv::OpenWriter(
 }
 
 absl::Status FaultInjectionEnv::RemoveFile(const std::string& fname) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (absl::Status s = CheckFault(OpKind::kRemove, fname); !s.ok()) return s;
   const std::string path = Normalize(fname);
   if (const FileId id = Track(path); id != 0) {
@@ -296,7 +296,7 @@ absl::Status FaultInjectionEnv::RemoveFile(const std::string& fname) {
 
 absl::Status FaultInjectionEnv::RenameFile(const std::string& src,
                                            const std::string& target_name) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (absl::Status s = CheckFault(OpKind::kRename, src); !s.ok()) return s;
   const std::string from = Normalize(src);
   const std::string to = Normalize(target_name);
@@ -315,7 +315,7 @@ absl::Status FaultInjectionEnv::RenameFile(const std::string& src,
 }
 
 absl::Status FaultInjectionEnv::SyncDir(const std::string& dir) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (absl::Status s = CheckFault(OpKind::kSync, dir); !s.ok()) return s;
   if (absl::Status s = target()->SyncDir(dir); !s.ok()) return s;
   const std::string d = Normalize(dir);
@@ -343,7 +343,7 @@ absl::Status FaultInjectionEnv::SyncDir(const std::string& dir) {
 
 absl::Status FaultInjectionEnv::WriterAppend(FaultWritableFile* f,
                                              std::string_view data) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (f->target_ == nullptr) return DeadFileError(f->fname_);
   if (absl::Status s = CheckFault(OpKind::kWrite, f->fname_); !s.ok()) {
     return s;
@@ -354,13 +354,13 @@ absl::Status FaultInjectionEnv::WriterAppend(FaultWritableFile* f,
 }
 
 absl::Status FaultInjectionEnv::WriterFlush(FaultWritableFile* f) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (f->target_ == nullptr) return DeadFileError(f->fname_);
   return f->target_->Flush();
 }
 
 absl::Status FaultInjectionEnv::WriterSync(FaultWritableFile* f) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (f->target_ == nullptr) return DeadFileError(f->fname_);
   if (absl::Status s = CheckFault(OpKind::kSync, f->fname_); !s.ok()) {
     return s;
@@ -372,13 +372,13 @@ absl::Status FaultInjectionEnv::WriterSync(FaultWritableFile* f) {
 }
 
 absl::Status FaultInjectionEnv::WriterClose(FaultWritableFile* f) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (f->target_ == nullptr) return DeadFileError(f->fname_);
   return f->target_->Close();
 }
 
 void FaultInjectionEnv::WriterGone(FaultWritableFile* f) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   writers_.erase(f);
   // Destroying the target may flush buffered bytes; they are already counted
   // in the file's size.
@@ -386,7 +386,7 @@ void FaultInjectionEnv::WriterGone(FaultWritableFile* f) {
 }
 
 absl::Status FaultInjectionEnv::SimulateCrash() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   // Kill writers first: a POSIX writer flushes its buffer when destroyed, and
   // that must happen before the files are rewritten below.
   for (FaultWritableFile* f : writers_) f->target_.reset();

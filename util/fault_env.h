@@ -66,8 +66,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 
 namespace sift {
 
@@ -162,7 +162,7 @@ class FaultInjectionEnv : public EnvWrapper {
   absl::Status WriterClose(FaultWritableFile* f) ABSL_LOCKS_EXCLUDED(mu_);
   void WriterGone(FaultWritableFile* f) ABSL_LOCKS_EXCLUDED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   uint64_t counts_[kNumKinds] ABSL_GUARDED_BY(mu_) = {};
   Fault faults_[kNumKinds] ABSL_GUARDED_BY(mu_);
   FileId next_id_ ABSL_GUARDED_BY(mu_) = 1;

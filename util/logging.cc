@@ -11,7 +11,7 @@ namespace sift {
 Logger::Logger(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
 
 Logger::~Logger() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   // Nobody is left to tell about a failed close of an informational log.
   file_->Close().IgnoreError();
 }
@@ -30,7 +30,7 @@ void Logger::Log(std::string_view message) {
   line.append(message.data(), message.size());
   if (line.back() != '\n') line.push_back('\n');
 
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (!status_.ok()) return;
   absl::Status s = file_->Append(line);
   if (s.ok()) s = file_->Flush();
@@ -38,7 +38,7 @@ void Logger::Log(std::string_view message) {
 }
 
 absl::Status Logger::status() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return status_;
 }
 
