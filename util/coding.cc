@@ -14,9 +14,7 @@ void PutFixed64(std::string* dst, uint64_t v) {
   dst->append(buf, 8);
 }
 
-char* EncodeVarint32(char* dst, uint32_t v) {
-  return EncodeVarint64(dst, v);
-}
+char* EncodeVarint32(char* dst, uint32_t v) { return EncodeVarint64(dst, v); }
 
 char* EncodeVarint64(char* dst, uint64_t v) {
   auto* p = reinterpret_cast<unsigned char*>(dst);

@@ -32,8 +32,11 @@ class Random {
   // Uniform in [0, 1).
   double NextDouble() { return (Next64() >> 11) * 0x1.0p-53; }
   // A number in [0, 2^max_log - 1], biased toward small values: pick a bit
-  // width uniformly, then a value of that width.
-  uint64_t Skewed(int max_log) { return Uniform(uint64_t{1} << Uniform(max_log + 1)); }
+  // width uniformly, then a value of that width. REQUIRES: 0 <= max_log <= 63
+  // (a 64-bit shift would be undefined).
+  uint64_t Skewed(int max_log) {
+    return Uniform(uint64_t{1} << Uniform(max_log + 1));
+  }
 
  private:
   uint64_t state_;
