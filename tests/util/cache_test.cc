@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
+#include "util/mutex.h"
 #include "util/random.h"
 
 namespace sift {
@@ -20,11 +20,11 @@ namespace {
 void* V(intptr_t v) { return reinterpret_cast<void*>(v); }
 intptr_t AsInt(void* v) { return reinterpret_cast<intptr_t>(v); }
 
-absl::Mutex deleted_mu;
+Mutex deleted_mu;
 std::vector<std::pair<std::string, intptr_t>>* deleted = nullptr;
 
 void RecordDeleter(std::string_view key, void* value) {
-  absl::MutexLock lock(&deleted_mu);
+  MutexLock lock(&deleted_mu);
   deleted->emplace_back(std::string(key), AsInt(value));
 }
 
@@ -63,7 +63,7 @@ class CacheTest : public testing::Test {
   }
 
   std::vector<std::pair<std::string, intptr_t>> Deleted() {
-    absl::MutexLock lock(&deleted_mu);
+    MutexLock lock(&deleted_mu);
     return deleted_;
   }
 

@@ -14,9 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "util/mutex.h"
 #include "util/random.h"
 
 namespace sift {
@@ -156,26 +155,6 @@ TEST_P(EnvTest, RandomAccessReads) {
   EXPECT_EQ(got, std::string_view(data).substr(99990));
   ASSERT_TRUE((*file)->Read(200000, 100, &got, scratch.data()).ok());
   EXPECT_TRUE(got.empty());
-
-  // Many threads read the same file at once.
-  std::vector<std::thread> threads;
-  std::atomic<int> mismatches{0};
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      Random r(t);
-      std::vector<char> buf(1000);
-      for (int i = 0; i < 500; ++i) {
-        const uint64_t off = r.Uniform(data.size() - 1000);
-        std::string_view v;
-        if (!(*file)->Read(off, 1000, &v, buf.data()).ok() ||
-            v != std::string_view(data).substr(off, 1000)) {
-          mismatches.fetch_add(1);
-        }
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST_P(EnvTest, FlushMakesDataVisibleToReaders) {
@@ -321,21 +300,23 @@ TEST_P(EnvTest, LockTwiceFails) {
 }
 
 TEST_P(EnvTest, ScheduleRunsInOrderOnOneThread) {
-  absl::Mutex mu;
+  Mutex mu;
+  CondVar cv;
   std::vector<int> order;
   std::vector<std::thread::id> thread_ids;
-  absl::Notification done;
   constexpr int kItems = 100;
   for (int i = 0; i < kItems; ++i) {
     env_->Schedule([&, i] {
-      absl::MutexLock lock(&mu);
+      MutexLock lock(&mu);
       order.push_back(i);
       thread_ids.push_back(std::this_thread::get_id());
-      if (i == kItems - 1) done.Notify();
+      cv.SignalAll();
     });
   }
-  ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
-  absl::MutexLock lock(&mu);
+  MutexLock lock(&mu);
+  while (order.size() < kItems) {
+    ASSERT_FALSE(cv.WaitForMicros(&mu, 10'000'000)) << "background work stuck";
+  }
   std::vector<int> expected(kItems);
   for (int i = 0; i < kItems; ++i) expected[i] = i;
   EXPECT_EQ(order, expected);
@@ -354,6 +335,128 @@ TEST_P(EnvTest, ClockMovesForwardAndSleeps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Envs, EnvTest,
+                         testing::Values(EnvKind::kPosix, EnvKind::kMem),
+                         [](const testing::TestParamInfo<EnvKind>& info) {
+                           return info.param == EnvKind::kPosix ? "Posix"
+                                                                : "Mem";
+                         });
+
+// Concurrency: many readers of one file, readers racing an appender, many
+// threads scheduling work.
+class EnvConcurrencyTest : public EnvTest {};
+
+TEST_P(EnvConcurrencyTest, ParallelRandomReads) {
+  const std::string data = PatternBytes(100000, 3);
+  WriteFile("r", data);
+  auto file = env_->NewRandomAccessFile(Path("r"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      Random r(t);
+      std::vector<char> buf(1000);
+      for (int i = 0; i < 500; ++i) {
+        const uint64_t off = r.Uniform(data.size() - 1000);
+        std::string_view v;
+        if (!(*file)->Read(off, 1000, &v, buf.data()).ok() ||
+            v != std::string_view(data).substr(off, 1000)) {
+          mismatches.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST_P(EnvConcurrencyTest, ReadersSeeAPrefixOfWhatIsAppended) {
+  const std::string data = PatternBytes(64 * 1000, 5);
+  auto writer = env_->NewWritableFile(Path("grow"));
+  ASSERT_TRUE(writer.ok());
+  auto reader = env_->NewRandomAccessFile(Path("grow"));
+  ASSERT_TRUE(reader.ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> bad{0};
+  std::thread read_thread([&] {
+    std::vector<char> buf(data.size());
+    while (!done.load()) {
+      std::string_view v;
+      if (!(*reader)->Read(0, buf.size(), &v, buf.data()).ok() ||
+          v != std::string_view(data).substr(0, v.size())) {
+        bad.fetch_add(1);
+      }
+    }
+  });
+  for (size_t off = 0; off < data.size(); off += 1000) {
+    ASSERT_TRUE(
+        (*writer)->Append(std::string_view(data).substr(off, 1000)).ok());
+    ASSERT_TRUE((*writer)->Flush().ok());
+  }
+  done.store(true);
+  read_thread.join();
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(ReadFile("grow"), data);
+}
+
+TEST_P(EnvConcurrencyTest, ScheduleFromManyThreads) {
+  Mutex mu;
+  CondVar cv;
+  std::vector<int> seen;
+  constexpr int kPerThread = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        env_->Schedule([&, t, i] {
+          MutexLock lock(&mu);
+          seen.push_back(t * 1000 + i);
+          cv.SignalAll();
+        });
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  MutexLock lock(&mu);
+  while (seen.size() < 4 * kPerThread) {
+    ASSERT_FALSE(cv.WaitForMicros(&mu, 10'000'000)) << "background work stuck";
+  }
+  // Each thread's items ran in the order that thread scheduled them.
+  for (int t = 0; t < 4; ++t) {
+    int last = -1;
+    for (int v : seen) {
+      if (v / 1000 != t) continue;
+      EXPECT_EQ(v % 1000, last + 1);
+      last = v % 1000;
+    }
+    EXPECT_EQ(last, kPerThread - 1);
+  }
+}
+
+TEST_P(EnvConcurrencyTest, LockRaceHasOneWinner) {
+  std::atomic<int> winners{0};
+  std::vector<std::unique_ptr<FileLock>> locks(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto lock = env_->LockFile(Path("LOCK"));
+      if (lock.ok()) {
+        winners.fetch_add(1);
+        locks[t] = *std::move(lock);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(winners.load(), 1);
+  for (auto& l : locks) {
+    if (l != nullptr) {
+      ASSERT_TRUE(env_->UnlockFile(std::move(l)).ok());
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Envs, EnvConcurrencyTest,
                          testing::Values(EnvKind::kPosix, EnvKind::kMem),
                          [](const testing::TestParamInfo<EnvKind>& info) {
                            return info.param == EnvKind::kPosix ? "Posix"

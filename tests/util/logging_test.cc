@@ -91,7 +91,7 @@ TEST(LoggingTest, LoggerWritesTimestampedLines) {
       << text;
 }
 
-TEST(LoggingTest, ConcurrentLinesAreNotInterleaved) {
+TEST(LoggerConcurrencyTest, LinesAreNotInterleaved) {
   std::unique_ptr<Env> env = NewMemEnv(Env::Default());
   {
     auto logger = Logger::Open(env.get(), "/LOG");
