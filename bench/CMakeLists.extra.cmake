@@ -53,3 +53,20 @@ else()
   message(STATUS "peer_bench skipped: needs LevelDB (found: ${leveldb_FOUND}) "
                  "and RocksDB (found: ${ROCKSDB_FOUND})")
 endif()
+
+# Smoke tests: every workload, the sweep and the peer comparison on a tiny key
+# space, so the programs cannot rot. kvbench fails if a read returns a wrong
+# answer (a present key not found, an absent one found).
+if(SIFT_BUILD_TESTS)
+  # The top-level enable_testing() comes after add_subdirectory(bench).
+  enable_testing()
+  add_test(NAME kvbench_smoke
+           COMMAND kvbench --num 3000 --reads 1000 --no_settle
+                   --benchmarks fillseq,fillrandom,overwrite,readrandom,readmissing,readhot,seekrandom,readseq,compact,readmissing)
+  add_test(NAME kvbench_sweep_smoke
+           COMMAND kvbench --num 2000 --reads 500 --no_settle --sweep_bits 0,8
+                   --sweep_out ${CMAKE_CURRENT_BINARY_DIR}/sweep-smoke)
+  if(TARGET peer_bench)
+    add_test(NAME peer_bench_smoke COMMAND peer_bench --num 2000 --reads 500)
+  endif()
+endif()

@@ -36,6 +36,7 @@ int Main(int argc, char** argv) {
   std::string sweep_out = "kvbench-sweep";
   bool json = false;
   bool no_settle = false;
+  bool sweep_keep_shape = false;
 
   CLI::App app{
       "kvbench: throughput, latency and read amplification of sift.\n"
@@ -79,6 +80,9 @@ int Main(int argc, char** argv) {
                  "readmissing and readrandom per setting and filter layout "
                  "instead of --benchmarks, write sweep.csv and sweep.svg");
   app.add_option("--sweep_out", sweep_out, "Directory for the sweep files");
+  app.add_flag("--sweep_keep_shape", sweep_keep_shape,
+               "Sweep: read the tree as the fill left it instead of compacting "
+               "it first (rows then differ in tables probed per Get)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -107,9 +111,12 @@ int Main(int argc, char** argv) {
                    "databases; --db is ignored\n");
       config.db.clear();
     }
-    absl::StatusOr<std::vector<SweepRow>> rows = RunSweep(config, *bits);
+    absl::StatusOr<std::vector<SweepRow>> rows =
+        RunSweep(config, *bits, !sweep_keep_shape);
     if (!rows.ok()) return Fail(rows.status());
-    if (absl::Status s = WriteSweepFiles(config, *rows, sweep_out); !s.ok()) {
+    if (absl::Status s =
+            WriteSweepFiles(config, *rows, sweep_out, !sweep_keep_shape);
+        !s.ok()) {
       return Fail(s);
     }
     if (json) {

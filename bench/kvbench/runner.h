@@ -115,6 +115,8 @@ class Runner {
   absl::Status SeekRandom(WorkloadResult* r);
   absl::Status ReadSeq(WorkloadResult* r);
   absl::Status Compact(WorkloadResult* r);
+  // An error if a read workload's answers were wrong (see runner.cc).
+  absl::Status CheckFound(const WorkloadResult& r) const;
   // Poll the tree's shape until it stops changing; returns seconds waited.
   double Settle();
 

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/kvbench/filter_theory.h"
 #include "bench/kvbench/svg_plot.h"
@@ -42,8 +43,9 @@ absl::StatusOr<std::vector<double>> ParseBitsList(const std::string& text) {
   return bits;
 }
 
-absl::StatusOr<std::vector<SweepRow>> RunSweep(
-    const BenchConfig& base, const std::vector<double>& bits) {
+absl::StatusOr<std::vector<SweepRow>> RunSweep(const BenchConfig& base,
+                                               const std::vector<double>& bits,
+                                               bool compact) {
   std::vector<SweepRow> rows;
   for (double b : bits) {
     std::vector<FilterChoice> kinds;
@@ -77,6 +79,10 @@ absl::StatusOr<std::vector<SweepRow>> RunSweep(
       absl::StatusOr<WorkloadResult> fill = RunOne(runner->get(), "fillrandom");
       if (!fill.ok()) return fill.status();
       row.fill = *std::move(fill);
+      if (compact) {
+        absl::StatusOr<WorkloadResult> c = RunOne(runner->get(), "compact");
+        if (!c.ok()) return c.status();
+      }
       absl::StatusOr<WorkloadResult> missing =
           RunOne(runner->get(), "readmissing");
       if (!missing.ok()) return missing.status();
@@ -85,6 +91,7 @@ absl::StatusOr<std::vector<SweepRow>> RunSweep(
           RunOne(runner->get(), "readrandom");
       if (!present.ok()) return present.status();
       row.present = *std::move(present);
+      row.files_per_level = row.present.files_per_level;
       // Read before the runner closes the database.
       if (std::optional<std::string> mem =
               (*runner)->Property("sift.filter-memory-bytes")) {
@@ -100,21 +107,22 @@ void PrintSweep(const std::vector<SweepRow>& rows, std::FILE* out) {
   std::fprintf(out,
                "\nFilter sweep (readmissing = absent keys, readrandom = "
                "present keys):\n");
-  std::fprintf(out, "%8s %-9s %3s %10s %10s %12s %10s %12s %12s %12s\n",
+  std::fprintf(out, "%8s %-9s %3s %10s %10s %12s %10s %12s %12s %12s  %s\n",
                "bits/key", "filter", "k", "FPR theory", "FPR meas",
                "miss blk/Get", "miss tbl/G", "miss ops/s", "hit blk/Get",
-               "hit ops/s");
+               "hit ops/s", "tables per level");
   for (const SweepRow& r : rows) {
     const ReadStats& m = r.missing.stats;
     std::fprintf(
         out,
-        "%8g %-9s %3u %9.4f%% %9.4f%% %12.4f %10.3f %12.0f %12.4f %12.0f\n",
+        "%8g %-9s %3u %9.4f%% %9.4f%% %12.4f %10.3f %12.0f %12.4f %12.0f  %s\n",
         r.bits_per_key, FilterChoiceName(r.filter), r.num_probes,
         r.theoretical_fpr * 100,
         r.filter == FilterChoice::kNone ? 100.0 : m.MeasuredFpr() * 100,
         r.missing.PerGet(m.block_reads), r.missing.PerGet(m.tables_probed),
         r.missing.OpsPerSecond(), r.present.PerGet(r.present.stats.block_reads),
-        r.present.OpsPerSecond());
+        r.present.OpsPerSecond(),
+        absl::StrJoin(r.files_per_level, " ").c_str());
   }
 }
 
@@ -125,13 +133,13 @@ std::string SweepCsv(const std::vector<SweepRow>& rows) {
       "readmissing_filter_negatives_per_get,readmissing_false_positives,"
       "readmissing_ops_per_sec,readrandom_block_reads_per_get,"
       "readrandom_measured_fpr,readrandom_ops_per_sec,fillrandom_ops_per_sec,"
-      "filter_memory_bytes\n";
+      "filter_memory_bytes,files_per_level\n";
   for (const SweepRow& r : rows) {
     const ReadStats& m = r.missing.stats;
     const ReadStats& p = r.present.stats;
     absl::StrAppendFormat(
         &csv,
-        "%g,%s,%u,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.0f,%.6g,%.6g,%.0f,%.0f,%d\n",
+        "%g,%s,%u,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.0f,%.6g,%.6g,%.0f,%.0f,%d,%s\n",
         r.bits_per_key, FilterChoiceName(r.filter), r.num_probes,
         r.theoretical_fpr,
         r.filter == FilterChoice::kNone ? 1.0 : m.MeasuredFpr(),
@@ -139,13 +147,14 @@ std::string SweepCsv(const std::vector<SweepRow>& rows) {
         r.missing.PerGet(m.filter_negatives), m.filter_false_positives,
         r.missing.OpsPerSecond(), r.present.PerGet(p.block_reads),
         r.filter == FilterChoice::kNone ? 1.0 : p.MeasuredFpr(),
-        r.present.OpsPerSecond(), r.fill.OpsPerSecond(), r.filter_memory_bytes);
+        r.present.OpsPerSecond(), r.fill.OpsPerSecond(), r.filter_memory_bytes,
+        absl::StrJoin(r.files_per_level, " "));
   }
   return csv;
 }
 
-std::string SweepSvg(const BenchConfig& base,
-                     const std::vector<SweepRow>& rows) {
+std::string SweepSvg(const BenchConfig& base, const std::vector<SweepRow>& rows,
+                     bool compacted) {
   PlotPanel reads;
   reads.title = "Block reads per Get";
   reads.x_label = "filter bits per key";
@@ -193,11 +202,12 @@ std::string SweepSvg(const BenchConfig& base,
   const std::string caption = absl::StrFormat(
       "sift kvbench --sweep_bits: %d keys inserted in random order, %d reads "
       "per point, %d B keys, %d B values, %s compression, %.0f MiB block "
-      "cache, %.0f MiB write buffer, %.0f MiB tables",
+      "cache, %.0f MiB write buffer, %.0f MiB tables%s",
       base.num, base.reads, base.key_size, base.value_size,
       base.compression == Compression::kNone ? "no" : "snappy",
       base.cache_size / 1048576.0, base.write_buffer_size / 1048576.0,
-      base.max_file_size / 1048576.0);
+      base.max_file_size / 1048576.0,
+      compacted ? "; tree compacted before the reads" : "");
   return RenderSvg("What each bit per key of filter buys", {reads, fpr},
                    caption);
 }
@@ -221,7 +231,7 @@ Json SweepJson(const std::vector<SweepRow>& rows) {
 
 absl::Status WriteSweepFiles(const BenchConfig& base,
                              const std::vector<SweepRow>& rows,
-                             const std::string& dir) {
+                             const std::string& dir, bool compacted) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -230,7 +240,7 @@ absl::Status WriteSweepFiles(const BenchConfig& base,
   }
   for (const auto& [name, text] :
        {std::pair<std::string, std::string>{"sweep.csv", SweepCsv(rows)},
-        {"sweep.svg", SweepSvg(base, rows)}}) {
+        {"sweep.svg", SweepSvg(base, rows, compacted)}}) {
     const std::string path = (std::filesystem::path(dir) / name).string();
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f << text;

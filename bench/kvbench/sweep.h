@@ -22,28 +22,33 @@ struct SweepRow {
   double theoretical_fpr = 0;  // 1 without a filter
   uint64_t filter_memory_bytes = 0;
   WorkloadResult fill;
-  WorkloadResult missing;  // readmissing
-  WorkloadResult present;  // readrandom
+  std::vector<int> files_per_level;  // shape the reads ran on
+  WorkloadResult missing;            // readmissing
+  WorkloadResult present;            // readrandom
 };
 
 // Parse "0,2,4" into bits-per-key settings (each 0..100).
 absl::StatusOr<std::vector<double>> ParseBitsList(const std::string& text);
 
 // Run the sweep (0 bits/key: once, without a filter; otherwise once per
-// layout). `base` supplies every other setting.
+// layout). `base` supplies every other setting. With `compact`, the tree is
+// compacted after the fill so that every row reads the same shape (left to
+// background compaction, the tables per level after a fill vary from run to
+// run, and with them the tables each Get probes).
 absl::StatusOr<std::vector<SweepRow>> RunSweep(const BenchConfig& base,
-                                               const std::vector<double>& bits);
+                                               const std::vector<double>& bits,
+                                               bool compact);
 
 void PrintSweep(const std::vector<SweepRow>& rows, std::FILE* out);
 std::string SweepCsv(const std::vector<SweepRow>& rows);
-std::string SweepSvg(const BenchConfig& base,
-                     const std::vector<SweepRow>& rows);
+std::string SweepSvg(const BenchConfig& base, const std::vector<SweepRow>& rows,
+                     bool compacted);
 Json SweepJson(const std::vector<SweepRow>& rows);
 
 // Write sweep.csv and sweep.svg into `dir` (created if missing).
 absl::Status WriteSweepFiles(const BenchConfig& base,
                              const std::vector<SweepRow>& rows,
-                             const std::string& dir);
+                             const std::string& dir, bool compacted);
 
 }  // namespace sift::bench
 
