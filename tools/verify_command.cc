@@ -208,9 +208,22 @@ class Verifier {
     }
   }
 
-  // Tables of a level >= 1 must be disjoint.
+  // Every table's range must be in order, and the tables of a level >= 1
+  // disjoint.
   void CheckLevelOrder() {
     const Comparator* ucmp = BytewiseComparator();
+    const InternalKeyComparator icmp(ucmp);
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      for (const auto& [number, meta] : state_.levels[level]) {
+        if (meta.smallest.empty() || meta.largest.empty() ||
+            icmp.Compare(meta.smallest.Encode(), meta.largest.Encode()) > 0) {
+          Error(manifest_path_, std::nullopt,
+                absl::StrFormat("table %06d (level %d) has an invalid key "
+                                "range",
+                                number, level));
+        }
+      }
+    }
     for (int level = 1; level < config::kNumLevels; ++level) {
       std::vector<const FileMetaData*> files;
       for (const auto& [number, meta] : state_.levels[level]) {
@@ -231,18 +244,14 @@ class Verifier {
     }
   }
 
+  // A log's number may be at or past the MANIFEST's next file number: the
+  // engine allocates a new log's number in memory and records the counter
+  // only with the next edit. So logs are checked for content only.
   void CheckLogs(const DirListing& listing) {
-    const uint64_t next_file = state_.next_file_number.value_or(UINT64_MAX);
     SequenceNumber prev_last = 0;
     for (uint64_t number : LiveLogs(state_, listing)) {
       const std::string fname = LogFileName(dbname_, number);
       ++checked_.logs;
-      if (number >= next_file) {
-        Error(fname, std::nullopt,
-              absl::StrFormat("numbered at or above the MANIFEST's next file "
-                              "number %d",
-                              next_file));
-      }
       LogScanResult scan;
       absl::Status s = ScanLog(
           env_, fname,
