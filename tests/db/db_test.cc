@@ -183,6 +183,42 @@ TEST_F(DBTest, SecondOpenFailsOnLockOnDisk) {
   EXPECT_TRUE(DestroyDB(dir, options).ok());
 }
 
+TEST_F(DBTest, WorksOnDisk) {
+  const std::string dir = testing::TempDir() + "sift_db_disk_test";
+  Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 32 << 10;
+  ASSERT_TRUE(DestroyDB(dir, options).ok());
+  Random rnd(9);
+  std::vector<std::string> values;
+  {
+    absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, dir);
+    ASSERT_TRUE(db.ok()) << db.status();
+    for (int i = 0; i < 3000; ++i) {
+      values.push_back(test::RandomString(&rnd, 40));
+      WriteOptions wo;
+      wo.sync = (i % 1000 == 0);
+      ASSERT_TRUE((*db)->Put(wo, test::NumberKey(i), values.back()).ok());
+    }
+    ASSERT_TRUE((*db)->CompactRange(nullptr, nullptr).ok());
+    ASSERT_TRUE((*db)->Put(WriteOptions(), "tail", "in the WAL").ok());
+  }
+  {
+    options.create_if_missing = false;
+    absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, dir);
+    ASSERT_TRUE(db.ok()) << db.status();
+    std::string value;
+    for (int i = 0; i < 3000; i += 7) {
+      ASSERT_TRUE((*db)->Get(ReadOptions(), test::NumberKey(i), &value).ok());
+      EXPECT_EQ(value, values[i]);
+    }
+    ASSERT_TRUE((*db)->Get(ReadOptions(), "tail", &value).ok());
+    EXPECT_EQ(value, "in the WAL");
+  }
+  EXPECT_TRUE(DestroyDB(dir, options).ok());
+  EXPECT_FALSE(Env::Default()->FileExists(dir + "/CURRENT"));
+}
+
 TEST_F(DBTest, SnapshotSeesOldState) {
   Open();
   ASSERT_TRUE(db_->Put(WriteOptions(), "k", "v1").ok());
