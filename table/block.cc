@@ -12,8 +12,25 @@ namespace {
 // Decode the header of the entry at [p, limit): shared key bytes, key bytes
 // stored, value bytes. Returns the start of the stored key bytes, or nullptr
 // if the header or the bytes it announces run past `limit`.
-const char* DecodeEntry(const char* p, const char* limit, uint32_t* shared,
-                        uint32_t* non_shared, uint32_t* value_length) {
+inline const char* DecodeEntry(const char* p, const char* limit,
+                               uint32_t* shared, uint32_t* non_shared,
+                               uint32_t* value_length) {
+  if (limit - p >= 3) {
+    // Fast path: all three lengths fit in one byte each (keys and values
+    // under 128 bytes), the common case.
+    const auto* u = reinterpret_cast<const uint8_t*>(p);
+    if ((u[0] | u[1] | u[2]) < 0x80) {
+      *shared = u[0];
+      *non_shared = u[1];
+      *value_length = u[2];
+      p += 3;
+      if (uint64_t{*non_shared} + *value_length >
+          static_cast<uint64_t>(limit - p)) {
+        return nullptr;
+      }
+      return p;
+    }
+  }
   if ((p = GetVarint32Ptr(p, limit, shared)) == nullptr) return nullptr;
   if ((p = GetVarint32Ptr(p, limit, non_shared)) == nullptr) return nullptr;
   if ((p = GetVarint32Ptr(p, limit, value_length)) == nullptr) return nullptr;
@@ -136,17 +153,14 @@ BlockIterator::BlockIterator(const Block* block, const Comparator* comparator,
       file_name_(file_name),
       current_(restart_offset_),
       next_(restart_offset_),
-      restart_index_(num_restarts_) {}
-
-uint32_t BlockIterator::RestartOffset(uint32_t index) const {
-  assert(index < num_restarts_);
-  return DecodeFixed32(data_ + restart_offset_ + 4 * index);
-}
+      restart_index_(num_restarts_),
+      next_restart_(restart_offset_) {}
 
 void BlockIterator::MarkInvalid() {
   current_ = restart_offset_;
   next_ = restart_offset_;
   restart_index_ = num_restarts_;
+  next_restart_ = restart_offset_;
   key_.clear();
   value_ = {};
 }
@@ -161,10 +175,16 @@ void BlockIterator::Corrupt(uint32_t entry_offset) {
   }
 }
 
+void BlockIterator::SetRestartIndex(uint32_t index) {
+  restart_index_ = index;
+  next_restart_ =
+      index + 1 < num_restarts_ ? RestartOffset(index + 1) : restart_offset_;
+}
+
 void BlockIterator::SeekToRestartPoint(uint32_t index) {
   key_.clear();
   value_ = {};
-  restart_index_ = index;
+  SetRestartIndex(index);
   next_ = RestartOffset(index);
 }
 
@@ -178,11 +198,19 @@ bool BlockIterator::ParseNextEntry() {
   uint32_t shared, non_shared, value_length;
   const char* p =
       DecodeEntry(data_ + current_, limit, &shared, &non_shared, &value_length);
-  while (restart_index_ + 1 < num_restarts_ &&
-         RestartOffset(restart_index_ + 1) <= current_) {
-    ++restart_index_;
+  bool at_restart = false;
+  if (current_ >= next_restart_) {
+    // Entered the next restart interval (skipping any that a damaged block
+    // would have us jump over).
+    uint32_t index = restart_index_ + 1;
+    while (index + 1 < num_restarts_ && RestartOffset(index + 1) <= current_) {
+      ++index;
+    }
+    SetRestartIndex(index);
+    at_restart = RestartOffset(index) == current_;
+  } else {
+    at_restart = RestartOffset(restart_index_) == current_;
   }
-  const bool at_restart = RestartOffset(restart_index_) == current_;
   // A restart entry stores its whole key; other entries may share no more
   // than the key before them holds.
   if (p == nullptr || shared > key_.size() || (at_restart && shared != 0)) {
@@ -232,6 +260,17 @@ void BlockIterator::Seek(std::string_view target) {
   // after right has a key >= target.
   uint32_t left = 0;
   uint32_t right = num_restarts_ - 1;
+  if (Valid()) {
+    // Seeks often land near the last one (the table iterator seeks within a
+    // block it already has): narrow the search with the current position.
+    const int c = comparator_->Compare(key_, target);
+    if (c == 0) return;  // keys are distinct: this is the first >= target
+    if (c < 0) {
+      left = restart_index_;
+    } else {
+      right = restart_index_;
+    }
+  }
   while (left < right) {
     const uint32_t mid = left + (right - left + 1) / 2;
     std::string_view mid_key;

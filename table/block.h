@@ -14,6 +14,7 @@
 #include "sift/iterator.h"
 #include "table/format.h"
 #include "util/cache.h"
+#include "util/coding.h"
 #include "util/comparator.h"
 
 namespace sift {
@@ -110,7 +111,10 @@ class BlockIterator final : public Iterator {
   absl::Status status() const override { return status_; }
 
  private:
-  uint32_t RestartOffset(uint32_t index) const;
+  uint32_t RestartOffset(uint32_t index) const {
+    return DecodeFixed32(data_ + restart_offset_ + 4 * index);
+  }
+  void SetRestartIndex(uint32_t index);
   void SeekToRestartPoint(uint32_t index);
   // Decode the entry at next_ into key_/value_; false at the end or on damage.
   bool ParseNextEntry();
@@ -132,6 +136,8 @@ class BlockIterator final : public Iterator {
   uint32_t next_;
   // Index of the restart point at or before current_.
   uint32_t restart_index_;
+  // Offset of restart point restart_index_ + 1 (restart_offset_ if none).
+  uint32_t next_restart_;
   std::string key_;
   std::string_view value_;
   absl::Status status_;
