@@ -78,7 +78,8 @@ void BackgroundWork::Run() {
 void BackgroundWork::Step() {
   if (state_.imm != nullptr) {
     // Flushing comes first: writers may be waiting for room.
-    FlushImmutableMemTable(state_).IgnoreError();  // recorded as bg_error
+    FlushImmutableMemTable(state_, /*pick_level=*/true)
+        .IgnoreError();  // recorded as bg_error
     return;
   }
 
@@ -190,7 +191,9 @@ void BackgroundWork::FlushIfWaiting() {
   if (!state_.has_imm.load(std::memory_order_acquire)) return;
   MutexLock lock(&state_.mutex);
   if (state_.imm != nullptr && state_.bg_error.ok()) {
-    FlushImmutableMemTable(state_).IgnoreError();  // recorded as bg_error
+    // A compaction is running: level 0 only (see FlushImmutableMemTable).
+    FlushImmutableMemTable(state_, /*pick_level=*/false)
+        .IgnoreError();  // recorded as bg_error
   }
 }
 

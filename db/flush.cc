@@ -54,7 +54,7 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
   return s;
 }
 
-absl::Status FlushImmutableMemTable(DBState& state) {
+absl::Status FlushImmutableMemTable(DBState& state, bool pick_level) {
   assert(state.imm != nullptr);
   const std::shared_ptr<MemTable> imm = state.imm;
   // Only the background thread changes the version, so `base` stays current
@@ -62,7 +62,8 @@ absl::Status FlushImmutableMemTable(DBState& state) {
   const std::shared_ptr<const Version> base = state.versions->current();
 
   VersionEdit edit;
-  absl::Status s = WriteMemTableToTable(state, imm.get(), &edit, base.get());
+  absl::Status s = WriteMemTableToTable(state, imm.get(), &edit,
+                                        pick_level ? base.get() : nullptr);
   if (s.ok()) {
     // Every WAL before the current one held only writes of imm (or of
     // memtables flushed earlier): they are obsolete once this edit lands.

@@ -29,9 +29,15 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
 // drop imm and delete obsolete files. On error the error becomes the sticky
 // background error and imm stays.
 //
+// `pick_level`: place the table as deep as the current version allows
+// (Version::PickLevelForMemTableOutput); false keeps it at level 0. A flush
+// that runs while a compaction is in progress must stay at level 0: the
+// compaction's outputs may span gaps between its inputs that the current
+// version does not show, so a deeper placement could overlap them.
+//
 // REQUIRES: state.mutex held; state.imm != nullptr; called from the
 // background thread.
-absl::Status FlushImmutableMemTable(DBState& state)
+absl::Status FlushImmutableMemTable(DBState& state, bool pick_level)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.mutex);
 
 }  // namespace sift
