@@ -26,7 +26,8 @@ class TableBuilder {
   ~TableBuilder();
 
   // REQUIRES: key is after every key added before (options.comparator);
-  // Finish/Abandon not called.
+  // Finish/Abandon not called; key and value each shorter than 4 GiB. A key
+  // out of order sets status() to absl::InvalidArgumentError and is dropped.
   void Add(std::string_view key, std::string_view value);
 
   // The first error met, if any (sticky).
