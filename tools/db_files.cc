@@ -194,8 +194,12 @@ std::string ShowInternalKey(std::string_view internal_key, bool hex) {
   if (!ParseInternalKey(internal_key, &parsed)) {
     return absl::StrCat("(bad internal key) ", ShowBytes(internal_key, out));
   }
-  return absl::StrCat(ShowBytes(parsed.user_key, out), " @ ", parsed.sequence,
-                      " : ", parsed.type == kTypeValue ? "value" : "deletion");
+  // Index separators carry the largest sequence: say so instead of 2^56-1.
+  const std::string seq = parsed.sequence == kMaxSequenceNumber
+                              ? std::string("max")
+                              : absl::StrCat(parsed.sequence);
+  return absl::StrCat(ShowBytes(parsed.user_key, out), " @ ", seq, " : ",
+                      parsed.type == kTypeValue ? "value" : "deletion");
 }
 
 }  // namespace sift::tools

@@ -84,7 +84,8 @@ absl::StatusOr<DirListing> ListDatabase(Env* env, const std::string& dbname);
 std::vector<uint64_t> LiveLogs(const ManifestState& state,
                                const DirListing& listing);
 
-// "user_key @ seq : put|del" for an internal key (keys shown with ShowBytes
+// "user_key @ seq : value|deletion" ("@ max" for the largest sequence, which
+// index separators carry) for an internal key (keys shown with ShowBytes
 // per `hex`); the escaped bytes if it does not parse.
 std::string ShowInternalKey(std::string_view internal_key, bool hex);
 

@@ -80,7 +80,7 @@ absl::StatusOr<std::string> ArgBytes(std::string_view arg,
 }
 
 std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 1024) return absl::StrFormat("%d", bytes);
+  if (bytes < 1024) return absl::StrFormat("%d bytes", bytes);
   static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);
   int unit = -1;
@@ -88,7 +88,7 @@ std::string HumanBytes(uint64_t bytes) {
     value /= 1024;
     ++unit;
   }
-  return absl::StrFormat("%d (%.1f %s)", bytes, value, kUnits[unit]);
+  return absl::StrFormat("%d bytes (%.1f %s)", bytes, value, kUnits[unit]);
 }
 
 std::string StatusCodeName(const absl::Status& status) {

@@ -60,7 +60,7 @@ std::string ShowBytes(std::string_view bytes, const OutputOptions& out);
 absl::StatusOr<std::string> ArgBytes(std::string_view arg,
                                      const OutputOptions& out);
 
-// Byte counts for people: "1234 (1.2 KiB)".
+// Byte counts for people: "1234 bytes (1.2 KiB)".
 std::string HumanBytes(uint64_t bytes);
 
 // Print `status` as one line on stderr ("kvtool <command>: <message>") and,

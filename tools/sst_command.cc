@@ -86,8 +86,7 @@ void PrintText(const TableReport& r, const SstArgs& args,
                const std::vector<std::pair<std::string, std::string>>& shown,
                bool truncated) {
   const OutputOptions& out = args.out;
-  std::cout << "table " << r.file << ": " << HumanBytes(r.file_size)
-            << " bytes\n";
+  std::cout << "table " << r.file << ": " << HumanBytes(r.file_size) << "\n";
   std::cout << "footer: format version " << r.footer.format_version
             << "; filter " << r.footer.filter.offset << "+"
             << r.footer.filter.size << ", properties "
