@@ -72,15 +72,16 @@ TEST(BloomMathTest, BlockedFprKnownValues) {
 
 TEST(BloomMathTest, BlockedProbeTableIsTheTheoreticalOptimumWithinNoise) {
   // The table's k came from measurement; where it differs from the theory's
-  // minimizer, it must be within 2% of the theoretical minimum, and the rate
-  // recorded for MakeForFpr must match the theory.
+  // minimizer, it must be within 2% of the theoretical minimum. (The table's
+  // rate column is checked through BitsPerKeyForFpr below.)
   for (int b = 1; b <= 32; ++b) {
     const uint64_t keys = 1000000;
     const uint64_t bits = keys * b / 512 * 512;
     const uint32_t k = BlockedNumProbes(b);
     const double at_k = BlockedFpr(bits, keys, k);
+    // The rate is unimodal in k, and the optimum is near the table's k.
     double best = 1.0;
-    for (uint32_t j = 1; j <= 24; ++j) {
+    for (uint32_t j = k > 3 ? k - 3 : 1; j <= k + 3; ++j) {
       best = std::min(best, BlockedFpr(bits, keys, j));
     }
     EXPECT_LE(at_k, best * 1.02) << "b=" << b;

@@ -266,14 +266,21 @@ TEST(BloomProbeTest, BlockedMaskSetsExactlyKDistinctBits) {
       int bits = 0;
       for (uint64_t w : mask) bits += std::popcount(w);
       ASSERT_EQ(bits, static_cast<int>(k));
-      // The query walks the same offsets: a line equal to the mask matches,
-      // and clearing any one of its bits makes it miss.
+      // BlockedAdd (which has a fast path) sets exactly the mask's bits.
+      uint64_t added[kLineWords] = {};
+      BlockedAdd(h, k, 1, added);
+      for (uint32_t w = 0; w < kLineWords; ++w) ASSERT_EQ(added[w], mask[w]);
+      // The query looks at exactly these bits: a line equal to the mask
+      // matches, and a full line missing any one of them does not.
       EXPECT_TRUE(BlockedMayContain(h, k, 1, mask));
       const int word = i % kLineWords;
       if (mask[word] != 0) {
         uint64_t line[kLineWords];
-        std::copy(mask, mask + kLineWords, line);
-        line[word] &= line[word] - 1;
+        std::fill(line, line + kLineWords, ~uint64_t{0});
+        const int nth = i % std::popcount(mask[word]);
+        uint64_t bit = mask[word];
+        for (int j = 0; j < nth; ++j) bit &= bit - 1;  // drop lower bits
+        line[word] &= ~(bit & -bit);
         EXPECT_FALSE(BlockedMayContain(h, k, 1, line));
       }
     }
