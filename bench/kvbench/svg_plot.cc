@@ -190,13 +190,14 @@ void RenderPanel(const PlotPanel& p, double x0, double y0, std::string* svg) {
   }
 
   // Legend, top right inside the plot area.
-  const double lx = left + pw - 190;
-  double ly = top + 10;
+  const double legend_height = 18.0 * p.series.size() + 6;
+  const double lx = p.legend_bottom_left ? left + 10 : left + pw - 190;
+  double ly = p.legend_bottom_left ? top + ph - legend_height - 6 : top + 10;
   absl::StrAppendFormat(svg,
                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"184\" "
                         "height=\"%.1f\" fill=\"white\" fill-opacity=\"0.85\" "
                         "stroke=\"#ccc\"/>\n",
-                        lx - 4, ly - 4, 18.0 * p.series.size() + 6);
+                        lx - 4, ly - 4, legend_height);
   for (const PlotSeries& s : p.series) {
     absl::StrAppendFormat(svg,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "

@@ -25,6 +25,9 @@ struct PlotPanel {
   std::string y_label;
   // Logarithmic y axis; points with y <= 0 are left out (and break the line).
   bool log_y = false;
+  // Where the legend goes: top right (default) or bottom left, whichever
+  // the data leaves free.
+  bool legend_bottom_left = false;
   std::vector<PlotSeries> series;
 };
 

@@ -280,7 +280,7 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
                                  : std::min(best, value(*p));
       }
       const double mine = value(*sift);
-      if (best > 0) ratio = absl::StrFormat("%.2fx", mine / best);
+      if (best > 0) ratio = absl::StrFormat("%.3fx", mine / best);
       if (row.target_ratio > 0) {
         verdict = mine >= row.target_ratio * best ? "met" : "MISSED";
       } else if (row.target_abs > 0) {
