@@ -41,9 +41,10 @@ void BM_BlockSeek(benchmark::State& state) {
   }
   std::unique_ptr<BlockIterator> it =
       (*block)->NewIterator(BytewiseComparator(), nullptr);
+  const PackedKeys probes(keys);
   Random rnd(1);
   for (auto _ : state) {
-    it->Seek(keys[rnd.Uniform(n)]);
+    it->Seek(probes[rnd.Uniform(n)]);
     benchmark::DoNotOptimize(it->Valid());
   }
   state.SetItemsProcessed(state.iterations());
@@ -57,7 +58,8 @@ struct TableFixture {
   std::unique_ptr<Cache> cache = NewLRUCache(8 << 20);
   std::unique_ptr<Table> table;
   std::vector<std::string> keys = SortedKeys(16000);
-  std::vector<std::string> missing = MissingKeys(16000);
+  PackedKeys present_probes{keys};
+  PackedKeys missing_probes{MissingKeys(16000)};
   absl::Status status;
 
   TableFixture() {
@@ -97,12 +99,12 @@ void BM_TableGet(benchmark::State& state) {
     return;
   }
   const bool present = state.range(0) == 1;
-  const std::vector<std::string>& probes = present ? fx->keys : fx->missing;
+  const PackedKeys& probes = present ? fx->present_probes : fx->missing_probes;
   Random rnd(3);
   ReadStats stats;
   uint64_t found = 0;
   for (auto _ : state) {
-    const std::string& key = probes[rnd.Uniform(probes.size())];
+    const std::string_view key = probes[rnd.Uniform(probes.size())];
     absl::Status s = fx->table->Get(
         ReadOptions(), key,
         [&](std::string_view k, std::string_view) {

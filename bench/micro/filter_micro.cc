@@ -43,8 +43,7 @@ void BM_FilterQuery(benchmark::State& state) {
     state.SkipWithError(reader.status().ToString().c_str());
     return;
   }
-  const std::vector<std::string> probes =
-      state.range(1) == 1 ? keys : MissingKeys(kKeys);
+  const PackedKeys probes(state.range(1) == 1 ? keys : MissingKeys(kKeys));
   Random rnd(1);
   uint64_t hits = 0;
   for (auto _ : state) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/kvbench/keys.h"
@@ -28,6 +29,26 @@ inline std::vector<std::string> MissingKeys(uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) out.push_back(keys.MissingKey(i));
   return out;
 }
+
+// Keys of one size stored back to back, so that picking a random probe key
+// costs no pointer chase (a vector of 16-byte std::strings puts every key in
+// its own heap allocation, and the benchmark would time that cache miss).
+class PackedKeys {
+ public:
+  explicit PackedKeys(const std::vector<std::string>& keys)
+      : size_(keys.empty() ? 0 : keys[0].size()), n_(keys.size()) {
+    for (const std::string& k : keys) bytes_ += k;
+  }
+  std::string_view operator[](size_t i) const {
+    return std::string_view(bytes_).substr(i * size_, size_);
+  }
+  size_t size() const { return n_; }
+
+ private:
+  size_t size_;
+  size_t n_;
+  std::string bytes_;
+};
 
 }  // namespace sift::bench
 
