@@ -1,22 +1,25 @@
 // Filter benchmark: false-positive rates against theory, then timings.
 //
-//   filter_bench [--no_fpr_table] [--measure_blocked_k] [benchmark flags]
+//   filter_bench [--no_fpr_table] [--cold_filters=N] [--measure_blocked_k]
+//                [Google Benchmark flags, e.g. --benchmark_repetitions=5]
 //
 // 1. A table of measured vs theoretical false-positive rates for bits/key
 //    2..24, standard and blocked layouts (1,000,000 keys per filter; enough
 //    absent probes for about 2,000 false positives per point, at most 2e8).
 // 2. Google Benchmark timings: build ns/key; query ns on one hot filter for
-//    present and absent keys; query ns on 4,096 cold filters totalling 256 MiB
-//    (a random filter per query, each query's choice depending on the previous
-//    answer, so misses do not overlap), next to the latency of one random
-//    memory read over a 256 MiB array (pointer chasing) measured in the same
-//    run.
+//    present and absent keys; query ns on N cold filters (default 1,024 of
+//    256 KiB) totalling 256 MiB: a random filter per query, and a fence after
+//    each query so misses do not overlap (ColdQueryOverlapped drops the fence
+//    to show the throughput of independent queries). Next to it, the latency
+//    of one random memory read over a 256 MiB array (pointer chasing, same
+//    fence) measured in the same run.
 // 3. A summary against the targets of the filter work item.
 //
 // --measure_blocked_k reruns the experiment behind the blocked layout's probe
 // table in filter/bloom_math.cc and exits.
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -240,20 +243,21 @@ void BM_HotQuery(benchmark::State& state, FilterKind kind, bool present) {
 
 // Many filters whose bit arrays together far exceed the last-level cache.
 struct ColdFilters {
-  static constexpr int kFilters = 4096;
+  static constexpr uint64_t kTotalBytes = 256u << 20;
   static constexpr int kContents = 16;  // distinct key sets
+  int num_filters = 0;
   uint64_t keys_per_filter = 0;
   std::vector<std::unique_ptr<FilterReader>> readers;
   size_t bytes = 0;
 };
 
-std::unique_ptr<ColdFilters> MakeColdFilters(FilterKind kind) {
+std::unique_ptr<ColdFilters> MakeColdFilters(FilterKind kind, int num_filters) {
   auto cold = std::make_unique<ColdFilters>();
-  // 64 KiB of bits per filter at 10 bits/key.
-  cold->keys_per_filter =
-      static_cast<uint64_t>(64 * 1024 * 8 / kBenchBitsPerKey);
+  // 256 MiB of bits in all, at 10 bits/key.
+  cold->keys_per_filter = static_cast<uint64_t>(
+      ColdFilters::kTotalBytes / num_filters * 8 / kBenchBitsPerKey);
   // Cache behaviour depends on addresses, not contents, so 16 distinct key
-  // sets are parsed 256 times each: 4,096 separate bit arrays.
+  // sets are parsed over and over: num_filters separate bit arrays.
   std::vector<std::string> serialized;
   for (int c = 0; c < ColdFilters::kContents; ++c) {
     std::unique_ptr<FilterBuilder> builder =
@@ -265,7 +269,8 @@ std::unique_ptr<ColdFilters> MakeColdFilters(FilterKind kind) {
     }
     serialized.push_back(builder->Finish());
   }
-  for (int f = 0; f < ColdFilters::kFilters; ++f) {
+  cold->num_filters = num_filters;
+  for (int f = 0; f < num_filters; ++f) {
     cold->readers.push_back(ParseOrDie(serialized[f % ColdFilters::kContents]));
     cold->bytes += cold->readers.back()->info().num_bits / 8;
   }
@@ -274,15 +279,29 @@ std::unique_ptr<ColdFilters> MakeColdFilters(FilterKind kind) {
 
 std::unique_ptr<ColdFilters> g_cold[3];  // by FilterKind value
 
+// Waits until every earlier instruction, loads included, has completed. A
+// query's answer reaches the next query only through branches, which the CPU
+// predicts and runs past, overlapping the next query's miss with this one's;
+// the fence makes each iteration one whole query, as a latency. The memory
+// read baseline gets the same fence.
+inline void Serialize() {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("lfence" ::: "memory");
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
 // Each iteration picks a filter and a key from x, queries, and folds the
-// answer into the next x: a chain of dependent queries, one miss each.
-void BM_ColdQuery(benchmark::State& state, FilterKind kind, bool present) {
+// answer into the next x. With `overlap` false, a fence ends each query.
+void BM_ColdQuery(benchmark::State& state, FilterKind kind, bool present,
+                  bool overlap) {
   const ColdFilters& cold = *g_cold[static_cast<int>(kind)];
   uint64_t x = 12345, hits = 0;
   char key[8];
   for (auto _ : state) {
     x = MixIndex(x, 3);
-    const uint64_t f = FastRange64(x, ColdFilters::kFilters);
+    const uint64_t f = FastRange64(x, cold.num_filters);
     // Present: key i of the filter's own set. Absent: a key of no set.
     const uint64_t k =
         present ? MixIndex(FastRange64(x << 16, cold.keys_per_filter),
@@ -292,6 +311,7 @@ void BM_ColdQuery(benchmark::State& state, FilterKind kind, bool present) {
     const bool hit = cold.readers[f]->KeyMayMatch(std::string_view(key, 8));
     hits += hit;
     x += hit;
+    if (!overlap) Serialize();
   }
   benchmark::DoNotOptimize(hits);
   if (present && hits != static_cast<uint64_t>(state.iterations())) {
@@ -324,7 +344,10 @@ void BuildChase() {
 void BM_RandomMemoryRead(benchmark::State& state) {
   const uint64_t* w = g_chase.words->data();
   uint64_t p = 0;
-  for (auto _ : state) p = w[p];
+  for (auto _ : state) {
+    p = w[p];
+    Serialize();
+  }
   benchmark::DoNotOptimize(p);
   state.counters["MiB"] = 256;
 }
@@ -407,6 +430,7 @@ void PrintSummary(const SummaryReporter& r) {
 int main(int argc, char** argv) {
   using namespace sift;
   bool fpr_table = true, measure_k = false;
+  int cold_filters = 1024;
   // Take our own flags out before Google Benchmark sees the rest.
   int out = 1;
   for (int i = 1; i < argc; ++i) {
@@ -414,6 +438,8 @@ int main(int argc, char** argv) {
       fpr_table = false;
     } else if (std::strcmp(argv[i], "--measure_blocked_k") == 0) {
       measure_k = true;
+    } else if (std::strncmp(argv[i], "--cold_filters=", 15) == 0) {
+      cold_filters = std::clamp(std::atoi(argv[i] + 15), 16, 1 << 16);
     } else {
       argv[out++] = argv[i];
     }
@@ -428,9 +454,10 @@ int main(int argc, char** argv) {
 
   if (fpr_table) PrintFprTable();
 
-  std::printf("Preparing 2 x 4096 cold filters and a 256 MiB chase array\n");
-  g_cold[1] = MakeColdFilters(FilterKind::kStandardBloom);
-  g_cold[2] = MakeColdFilters(FilterKind::kBlockedBloom);
+  std::printf("Preparing 2 x %d cold filters and a 256 MiB chase array\n",
+              cold_filters);
+  g_cold[1] = MakeColdFilters(FilterKind::kStandardBloom, cold_filters);
+  g_cold[2] = MakeColdFilters(FilterKind::kBlockedBloom, cold_filters);
   BuildChase();
   std::printf("cold filters: %.0f MiB standard, %.0f MiB blocked\n\n",
               g_cold[1]->bytes / 1048576.0, g_cold[2]->bytes / 1048576.0);
@@ -446,8 +473,11 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark(("HotQuery/" + k + suffix).c_str(),
                                    BM_HotQuery, kind, present);
       benchmark::RegisterBenchmark(("ColdQuery/" + k + suffix).c_str(),
-                                   BM_ColdQuery, kind, present);
+                                   BM_ColdQuery, kind, present, false);
     }
+    benchmark::RegisterBenchmark(
+        ("ColdQueryOverlapped/" + k + "/absent").c_str(), BM_ColdQuery, kind,
+        false, true);
   }
   benchmark::RegisterBenchmark("RandomMemoryRead", BM_RandomMemoryRead);
 

@@ -19,13 +19,21 @@ namespace {
 
 // Owns a copy of the bit array. Invariant: words_ holds at least
 // num_bits / 64 words and at least one zeroed line.
-class BloomReaderBase : public FilterReader {
+//
+// Layout: what a query reads (the vtable pointer, seed, k, the range and the
+// words pointer) comes first and the object starts on a cache line, so a
+// query touches one line of the object besides the filter's own line. With
+// thousands of open tables the objects are not all cached, and a second miss
+// per query would cost as much as the filter's.
+class alignas(kCacheLineBytes) BloomReaderBase : public FilterReader {
  public:
-  explicit BloomReaderBase(const FilterContents& contents)
-      : info_(contents.info),
+  // `range` is what the layout maps hashes onto: bits or lines.
+  BloomReaderBase(const FilterContents& contents, uint64_t range)
+      : seed_(contents.info.seed),
+        range_(range),
         num_probes_(contents.info.num_probes),
-        seed_(contents.info.seed),
-        words_(contents.info.num_bits / 64) {
+        words_(contents.info.num_bits / 64),
+        info_(contents.info) {
     const size_t bytes = contents.bits.size();
     if (bytes > 0) std::memcpy(words_.data(), contents.bits.data(), bytes);
     if constexpr (std::endian::native == std::endian::big) {
@@ -51,39 +59,33 @@ class BloomReaderBase : public FilterReader {
   }
 
  protected:
-  const FilterInfo info_;
-  const uint32_t num_probes_;
   const uint64_t seed_;
+  const uint64_t range_;
+  const uint32_t num_probes_;
   AlignedWords words_;
+  const FilterInfo info_;
 };
 
 class StandardBloomReader final : public BloomReaderBase {
  public:
   explicit StandardBloomReader(const FilterContents& contents)
-      : BloomReaderBase(contents), num_bits_(contents.info.num_bits) {}
+      : BloomReaderBase(contents, contents.info.num_bits) {}
 
   bool KeyMayMatch(std::string_view key) const override {
-    return StandardMayContain(Hash64(key, seed_), num_probes_, num_bits_,
+    return StandardMayContain(Hash64(key, seed_), num_probes_, range_,
                               words_.data());
   }
-
- private:
-  const uint64_t num_bits_;
 };
 
 class BlockedBloomReader final : public BloomReaderBase {
  public:
   explicit BlockedBloomReader(const FilterContents& contents)
-      : BloomReaderBase(contents),
-        num_lines_(contents.info.num_bits / kFilterLineBits) {}
+      : BloomReaderBase(contents, contents.info.num_bits / kFilterLineBits) {}
 
   bool KeyMayMatch(std::string_view key) const override {
-    return BlockedMayContain(Hash64(key, seed_), num_probes_, num_lines_,
+    return BlockedMayContain(Hash64(key, seed_), num_probes_, range_,
                              words_.data());
   }
-
- private:
-  const uint64_t num_lines_;
 };
 
 // A filter this code cannot read: never excludes a key.
