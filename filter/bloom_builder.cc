@@ -28,8 +28,8 @@ class BloomFilterBuilder final : public FilterBuilder {
   BloomFilterBuilder(FilterKind kind, double bits_per_key, uint64_t min_keys,
                      uint64_t seed)
       : kind_(kind),
-        bits_per_key_(bits_per_key),
-        num_probes_(NumProbesFor(kind, bits_per_key)),
+        bits_per_key_(SaneBitsPerKey(bits_per_key)),
+        num_probes_(NumProbesFor(kind, bits_per_key_)),
         min_keys_(min_keys),
         seed_(seed) {
     assert(bits_per_key > 0);
@@ -42,6 +42,13 @@ class BloomFilterBuilder final : public FilterBuilder {
   }
 
   uint64_t NumKeys() const override { return hashes_.size(); }
+
+  // Out-of-contract bits/key (0, negative, NaN, absurdly large) still give a
+  // working filter in release builds rather than undefined arithmetic.
+  static double SaneBitsPerKey(double bits_per_key) {
+    if (!(bits_per_key >= 0.01)) return 0.01;
+    return std::min(bits_per_key, 1e6);
+  }
 
   std::string Finish() override {
     const uint64_t num_keys = hashes_.size();
@@ -87,7 +94,10 @@ class BloomFilterBuilder final : public FilterBuilder {
   uint64_t NumBits(uint64_t num_keys) const {
     if (num_keys == 0) return 0;
     const double keys = static_cast<double>(std::max(num_keys, min_keys_));
-    const uint64_t raw = static_cast<uint64_t>(std::ceil(keys * bits_per_key_));
+    // Kept below 2^60 bits so the conversion and rounding cannot overflow
+    // (a bit count that large could not be allocated anyway).
+    const uint64_t raw = static_cast<uint64_t>(
+        std::min(std::ceil(keys * bits_per_key_), 0x1p60));
     const uint64_t granule =
         kind_ == FilterKind::kBlockedBloom ? kFilterLineBits : 64;
     const uint64_t units = std::max<uint64_t>(1, (raw + granule - 1) / granule);
