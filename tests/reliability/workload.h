@@ -1,0 +1,53 @@
+#ifndef SIFT_TESTS_RELIABILITY_WORKLOAD_H_
+#define SIFT_TESTS_RELIABILITY_WORKLOAD_H_
+
+// A deterministic, scripted workload for the power-loss and I/O-error
+// campaigns, which replay it once per crash point or fault.
+//
+// A script is a list of space-separated steps:
+//   wN  N writes: single puts, deletes and small batches over a few hundred
+//       keys, a quarter of them with sync=true
+//   gN  N point reads of random keys
+//   s   a full scan
+//   f   DB::Flush
+//   c   DB::CompactRange over everything
+//   r   close the DB and open it again (recovery, a new MANIFEST)
+// The same script and seed always give the same steps, and, as long as no
+// step runs in the background on its own (flushes and compactions are asked
+// for explicitly; write buffers are large enough never to fill), the same
+// sequence of file operations.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sift/options.h"
+#include "tests/reliability/journal.h"
+
+namespace sift::reliability {
+
+struct WorkloadStep {
+  enum class Kind { kWrite, kGet, kScan, kFlush, kCompact, kReopen };
+  Kind kind = Kind::kWrite;
+  JournalOp write;  // kWrite: the updates and sync; id = index among writes
+  std::string key;  // kGet
+};
+
+// REQUIRES: `script` is well formed (checked with assert).
+std::vector<WorkloadStep> MakeWorkload(std::string_view script, uint64_t seed);
+
+// Options for running a workload on `env`: everything explicit, nothing
+// left to chance in the background.
+Options WorkloadOptions(Env* env);
+
+// The state after each prefix of the writes: fingerprints[k] is the
+// Fingerprint (reliability_util.h) of the state after the first k writes.
+std::vector<uint64_t> PrefixFingerprints(
+    const std::vector<WorkloadStep>& steps);
+// The state after the first `k` writes.
+KvMap PrefixState(const std::vector<WorkloadStep>& steps, size_t k);
+
+}  // namespace sift::reliability
+
+#endif  // SIFT_TESTS_RELIABILITY_WORKLOAD_H_
