@@ -48,16 +48,17 @@ void PrintReport(const BenchConfig& config,
                "ops", "ops/s", "MB/s", "p50 us", "p99 us", "p99.9 us", "found",
                "settle s", "tables per level");
   for (const WorkloadResult& r : results) {
-    std::fprintf(
-        out, "%-12s %10s %11.0f %8.1f %9.2f %9.2f %9.2f %9s %8.2f  %s\n",
-        r.name.c_str(), ShortCount(double(r.ops)).c_str(), r.OpsPerSecond(),
-        r.seconds > 0 ? r.bytes / 1048576.0 / r.seconds : 0.0,
-        r.latency_us.Percentile(50), r.latency_us.Percentile(99),
-        r.latency_us.Percentile(99.9),
-        r.point_reads || r.name == "seekrandom" || r.name == "readseq"
-            ? ShortCount(double(r.found)).c_str()
-            : "-",
-        r.settle_seconds, Shape(r.files_per_level).c_str());
+    std::fprintf(out,
+                 "%-12s %10s %11.*f %8.1f %9.2f %9.2f %9.2f %9s %8.2f  %s\n",
+                 r.name.c_str(), ShortCount(double(r.ops)).c_str(),
+                 r.OpsPerSecond() < 100 ? 2 : 0, r.OpsPerSecond(),
+                 r.seconds > 0 ? r.bytes / 1048576.0 / r.seconds : 0.0,
+                 r.latency_us.Percentile(50), r.latency_us.Percentile(99),
+                 r.latency_us.Percentile(99.9),
+                 r.point_reads || r.name == "seekrandom" || r.name == "readseq"
+                     ? ShortCount(double(r.found)).c_str()
+                     : "-",
+                 r.settle_seconds, Shape(r.files_per_level).c_str());
   }
 
   bool any_reads = false;
