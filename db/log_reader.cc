@@ -38,6 +38,12 @@ struct Reader::Rep {
   // Tell the reporter about `bytes` at file offset `offset` dropped for
   // `reason`, unless they start before initial_offset (not asked for).
   void ReportDrop(uint64_t offset, uint64_t bytes, std::string_view reason);
+  // `buffer` starts with a header whose length runs past the end of the file.
+  // Returns buffer.size() if the fragment is complete apart from its length
+  // field (its checksum matches over everything up to the end of the file),
+  // or the position of the first intact fragment after the header; npos if
+  // neither exists, i.e. the fragment was torn by a crash.
+  size_t FindIntactAfterBadLength() const;
   // File offset of the first unread byte of the current block.
   uint64_t BufferOffset() const { return end_of_buffer_offset - buffer.size(); }
 
@@ -66,6 +72,26 @@ void Reader::Rep::ReportDrop(uint64_t offset, uint64_t bytes,
       absl::DataLossError(absl::StrCat("log record at offset ", offset, ": ",
                                        std::string(reason), " (", bytes,
                                        " bytes dropped)")));
+}
+
+size_t Reader::Rep::FindIntactAfterBadLength() const {
+  // The checksum covers type + payload, not the length: a fragment whose
+  // length byte alone was damaged still matches over the bytes to the end.
+  if (Checksum32(buffer.substr(6)) == DecodeFixed32(buffer.data())) {
+    return buffer.size();
+  }
+  for (size_t q = kHeaderSize; q + kHeaderSize <= buffer.size(); ++q) {
+    const char* h = buffer.data() + q;
+    const size_t len = static_cast<uint8_t>(h[4]) |
+                       (static_cast<size_t>(static_cast<uint8_t>(h[5])) << 8);
+    const auto type = static_cast<uint8_t>(h[6]);
+    if (type == kZeroType || type > kMaxRecordType) continue;
+    if (q + kHeaderSize + len > buffer.size()) continue;
+    if (Checksum32(std::string_view(h + 6, 1 + len)) == DecodeFixed32(h)) {
+      return q;
+    }
+  }
+  return std::string_view::npos;
 }
 
 bool Reader::Rep::SkipToInitialBlock() {
@@ -111,10 +137,22 @@ int Reader::Rep::ReadPhysicalRecord(std::string_view* fragment) {
     if (kHeaderSize + length > buffer.size()) {
       const uint64_t offset = BufferOffset();
       const size_t dropped = buffer.size();
+      // In the last block of the file this is usually a fragment the crash
+      // cut short. But a damaged length byte looks the same, and taking it for
+      // a torn tail would silently drop every record after it. A crash leaves
+      // nothing intact behind the torn fragment, so look for something intact.
+      if (eof) {
+        const size_t intact = verify_checksums ? FindIntactAfterBadLength()
+                                               : std::string_view::npos;
+        if (intact == std::string_view::npos) {
+          buffer = {};
+          return kEof;
+        }
+        ReportDrop(offset, intact, "bad record length");
+        buffer.remove_prefix(intact);
+        return kSkipped;
+      }
       buffer = {};
-      // In the last block of the file this is a fragment the crash cut
-      // short. Anywhere else the length is impossible.
-      if (eof) return kEof;
       ReportDrop(offset, dropped, "bad record length");
       return kSkipped;
     }

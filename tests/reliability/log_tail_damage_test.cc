@@ -11,8 +11,9 @@
 // the reader can tell the two apart by looking for an intact fragment
 // (plausible header, matching checksum) in the bytes it is about to drop.
 //
-// Disabled until log::Reader makes that distinction; enable them with the
-// fix. The corruption sweep counts these cases as "torn-tail look-alikes".
+// log::Reader now makes that distinction (FindIntactAfterBadLength): a
+// fragment whose checksum still matches up to the end of the file, or an
+// intact fragment behind the damaged one, is reported as damage.
 
 #include <map>
 #include <memory>
@@ -76,7 +77,7 @@ class LogTailDamageTest : public testing::Test {
   Options options_;
 };
 
-TEST_F(LogTailDamageTest, DISABLED_ManifestLengthDamageIsNotTakenForATornTail) {
+TEST_F(LogTailDamageTest, ManifestLengthDamageIsNotTakenForATornTail) {
   {
     absl::StatusOr<std::unique_ptr<DB>> db = Open();
     ASSERT_TRUE(db.ok()) << db.status();
@@ -99,13 +100,13 @@ TEST_F(LogTailDamageTest, DISABLED_ManifestLengthDamageIsNotTakenForATornTail) {
     EXPECT_TRUE(absl::IsDataLoss(db.status())) << db.status();
     return;
   }
-  // Today: Open succeeds and this reads "old".
+  // If it opens, it must not have rolled the version back to "old".
   std::string value;
   ASSERT_TRUE((*db)->Get(ReadOptions(), "k", &value).ok());
   EXPECT_EQ(value, "new") << "the MANIFEST rolled back silently";
 }
 
-TEST_F(LogTailDamageTest, DISABLED_WalLengthDamageFailsParanoidOpen) {
+TEST_F(LogTailDamageTest, WalLengthDamageFailsParanoidOpen) {
   {
     absl::StatusOr<std::unique_ptr<DB>> db = Open();
     ASSERT_TRUE(db.ok()) << db.status();
@@ -121,8 +122,8 @@ TEST_F(LogTailDamageTest, DISABLED_WalLengthDamageFailsParanoidOpen) {
   ASSERT_NO_FATAL_FAILURE(DamageLastLength(wal, 2, '\x40'));
 
   absl::StatusOr<std::unique_ptr<DB>> db = Open();
-  // Today: Open succeeds under paranoid_checks and all three synced writes
-  // are gone.
+  // Under paranoid_checks the damage fails Open instead of dropping "a",
+  // "b" and "c" as a torn tail.
   EXPECT_TRUE(absl::IsDataLoss(db.status())) << db.status();
 }
 
