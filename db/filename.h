@@ -40,8 +40,7 @@ std::string OldInfoLogFileName(std::string_view dbname);
 
 // Recognize a file name (not a path) of the list above. False if it is not
 // one of sift's.
-bool ParseFileName(std::string_view filename, uint64_t* number,
-                   FileType* type);
+bool ParseFileName(std::string_view filename, uint64_t* number, FileType* type);
 
 // Point CURRENT at MANIFEST-<descriptor_number> atomically: write a temp file,
 // sync it, rename it over CURRENT, sync the directory.

@@ -69,9 +69,9 @@ class CondVar {
   // As Wait, for at most `micros`. Returns true on timeout.
   bool WaitForMicros(Mutex* mu, int64_t micros) {
     std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
-    const bool timed_out = cv_.wait_for(lock, std::chrono::microseconds(
-                                                  micros)) ==
-                           std::cv_status::timeout;
+    const bool timed_out =
+        cv_.wait_for(lock, std::chrono::microseconds(micros)) ==
+        std::cv_status::timeout;
     lock.release();
     return timed_out;
   }
