@@ -14,6 +14,13 @@
 // log::Reader now makes that distinction (FindIntactAfterBadLength): a
 // fragment whose checksum still matches up to the end of the file, or an
 // intact fragment behind the damaged one, is reported as damage.
+//
+// kvtool's own log scanner (tools/log_scan.cc, Scanner::ScanBlock) still
+// reports such damage as a torn tail, a warning, so `kvtool verify` passes
+// the database: DISABLED_KvtoolFlagsLengthDamageInTheLastBlock, to enable
+// once the scanner applies the same rule.
+
+#include <sys/wait.h>
 
 #include <map>
 #include <memory>
@@ -21,6 +28,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
@@ -126,6 +134,31 @@ TEST_F(LogTailDamageTest, WalLengthDamageFailsParanoidOpen) {
   // "b" and "c" as a torn tail.
   EXPECT_TRUE(absl::IsDataLoss(db.status())) << db.status();
 }
+
+#ifdef SIFT_KVTOOL_PATH
+TEST_F(LogTailDamageTest, DISABLED_KvtoolFlagsLengthDamageInTheLastBlock) {
+  {
+    absl::StatusOr<std::unique_ptr<DB>> db = Open();
+    ASSERT_TRUE(db.ok()) << db.status();
+    WriteOptions sync;
+    sync.sync = true;
+    ASSERT_TRUE((*db)->Put(sync, "a", "1").ok());
+    ASSERT_TRUE((*db)->Put(sync, "b", "2").ok());
+  }
+  ASSERT_NO_FATAL_FAILURE(DamageLastLength(FileNamed("", ".log"), 1, '\x40'));
+  absl::StatusOr<std::map<std::string, std::string>> files =
+      ReadEnvDir(env_.get(), kDb);
+  ASSERT_TRUE(files.ok()) << files.status();
+  ScratchDir dir("tail");
+  const std::string dbname = dir.path() + "/db";
+  ASSERT_TRUE(WriteEnvDir(Env::Default(), dbname, *files).ok());
+  const std::string out = dir.path() + "/kvtool.out";
+  const int status = RunProgram({SIFT_KVTOOL_PATH, "verify", dbname}, out);
+  // Today: exit 0, "torn tail" as a warning; "b" is intact behind it.
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1)
+      << "status " << status << ": " << ReadDiskFile(out);
+}
+#endif  // SIFT_KVTOOL_PATH
 
 }  // namespace
 }  // namespace sift::reliability
