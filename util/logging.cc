@@ -1,10 +1,11 @@
 #include "util/logging.h"
 
+#include <sys/time.h>
+
+#include <cstdio>
+#include <ctime>
 #include <limits>
 #include <utility>
-
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 
 namespace sift {
 
@@ -25,8 +26,18 @@ absl::StatusOr<std::unique_ptr<Logger>> Logger::Open(Env* env,
 }
 
 void Logger::Log(std::string_view message) {
-  std::string line = absl::FormatTime("%Y/%m/%d-%H:%M:%E6S ", absl::Now(),
-                                      absl::LocalTimeZone());
+  // libc's localtime_r rather than Abseil's time zones: Debian's Abseil is
+  // not TSan-instrumented, and its lazy time-zone loading from several
+  // threads shows up as a (false) race in the concurrency suites.
+  struct timeval now;
+  gettimeofday(&now, nullptr);
+  struct tm t;
+  localtime_r(&now.tv_sec, &t);
+  char stamp[96];
+  std::snprintf(stamp, sizeof(stamp), "%04d/%02d/%02d-%02d:%02d:%02d.%06ld ",
+                t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, t.tm_hour, t.tm_min,
+                t.tm_sec, static_cast<long>(now.tv_usec));
+  std::string line = stamp;
   line.append(message.data(), message.size());
   if (line.back() != '\n') line.push_back('\n');
 
