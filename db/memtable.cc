@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "db/memtable_filter.h"
 #include "db/skiplist.h"
 #include "util/arena.h"
 #include "util/coding.h"
@@ -32,12 +33,16 @@ using Table = SkipList<const char*, EntryComparator, Arena>;
 }  // namespace
 
 struct MemTable::Rep {
-  explicit Rep(const InternalKeyComparator& cmp)
-      : comparator(cmp), table(EntryComparator{&comparator}, &arena) {}
+  Rep(const InternalKeyComparator& cmp, size_t filter_bytes)
+      : comparator(cmp),
+        table(EntryComparator{&comparator}, &arena),
+        filter(filter_bytes > 0 ? std::make_unique<MemTableFilter>(filter_bytes)
+                                : nullptr) {}
 
   const InternalKeyComparator comparator;
   Arena arena;
   Table table;
+  const std::unique_ptr<MemTableFilter> filter;  // nullptr: none
   std::atomic<uint64_t> num_entries{0};
 };
 
@@ -75,13 +80,14 @@ class MemTableIterator final : public Iterator {
 
 }  // namespace
 
-MemTable::MemTable(const InternalKeyComparator& comparator)
-    : rep_(std::make_unique<Rep>(comparator)) {}
+MemTable::MemTable(const InternalKeyComparator& comparator, size_t filter_bytes)
+    : rep_(std::make_unique<Rep>(comparator, filter_bytes)) {}
 
 MemTable::~MemTable() = default;
 
 size_t MemTable::ApproximateMemoryUsage() const {
-  return rep_->arena.MemoryUsage();
+  return rep_->arena.MemoryUsage() +
+         (rep_->filter != nullptr ? rep_->filter->MemoryUsage() : 0);
 }
 
 uint64_t MemTable::NumEntries() const {
@@ -108,12 +114,17 @@ void MemTable::Add(SequenceNumber seq, ValueType type, std::string_view key,
   p += 8;
   p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  // Bits first: a reader that can see the entry sees its bits.
+  if (rep_->filter != nullptr) rep_->filter->Add(key);
   rep_->table.Insert(buf);
   rep_->num_entries.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool MemTable::Get(const LookupKey& key, std::string* value,
                    absl::Status* s) const {
+  if (rep_->filter != nullptr && !rep_->filter->MayContain(key.user_key())) {
+    return false;
+  }
   Table::Iterator iter(&rep_->table);
   iter.Seek(key.memtable_key().data());
   if (!iter.Valid()) return false;

@@ -23,8 +23,12 @@ namespace sift {
 // Add calls) and any number of concurrent readers, without locks on reads.
 class MemTable {
  public:
-  // `comparator` is not owned and must outlive the memtable.
-  explicit MemTable(const InternalKeyComparator& comparator);
+  // `comparator` is not owned and must outlive the memtable. With
+  // `filter_bytes` > 0 the memtable keeps a filter of about that size over its
+  // user keys (MemTableFilter), and a Get of a key it does not hold usually
+  // skips the skiplist search.
+  explicit MemTable(const InternalKeyComparator& comparator,
+                    size_t filter_bytes = 0);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
   ~MemTable();

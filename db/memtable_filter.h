@@ -1,0 +1,57 @@
+#ifndef SIFT_DB_MEMTABLE_FILTER_H_
+#define SIFT_DB_MEMTABLE_FILTER_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace sift {
+
+// A blocked Bloom filter over the user keys of one memtable, filled as keys
+// are added, so that a lookup of a key the memtable does not hold skips the
+// skiplist search (a dozen or more cache misses) for one cache line. The
+// layout and probes are the table filters' blocked layout (bloom_probe.h).
+//
+// Memory ordering: Add sets its bits with relaxed atomic ORs before the entry
+// is inserted into the skiplist, and the write path publishes the entry's
+// sequence number with a release store after both. A reader reads at a
+// sequence it loaded with acquire (or at an older snapshot), so every bit of
+// every entry it may see is visible to its relaxed loads: no false
+// negatives for visible entries.
+//
+// Thread safety: one Add at a time (the memtable's single writer), any number
+// of concurrent MayContain calls.
+class MemTableFilter {
+ public:
+  // A filter of about `bytes` bytes (rounded up to whole 64-byte lines).
+  // REQUIRES: bytes > 0
+  explicit MemTableFilter(size_t bytes);
+  MemTableFilter(const MemTableFilter&) = delete;
+  MemTableFilter& operator=(const MemTableFilter&) = delete;
+
+  void Add(std::string_view user_key);
+  bool MayContain(std::string_view user_key) const;
+
+  size_t MemoryUsage() const { return num_lines_ * 64; }
+
+  // Filter bytes for a memtable of `write_buffer_size` bytes: one bit per
+  // four bytes of buffer, so 16 bits per key or more for entries (key, value
+  // and skiplist node) of 64 bytes or more, about 0.1% false positives, at
+  // 1/32 of the buffer's memory.
+  static size_t BytesFor(size_t write_buffer_size) {
+    return write_buffer_size / 32;
+  }
+
+ private:
+  // Probes per key: the blocked layout's best k near 17 bits per key.
+  static constexpr uint32_t kNumProbes = 8;
+
+  const uint64_t num_lines_;
+  std::unique_ptr<std::atomic<uint64_t>[]> words_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_MEMTABLE_FILTER_H_
