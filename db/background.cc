@@ -19,7 +19,7 @@ void BackgroundWork::MaybeSchedule() {
   if (scheduled_) return;
   if (state_.shutting_down.load(std::memory_order_acquire)) return;
   if (!state_.bg_error.ok()) return;
-  if (state_.imm == nullptr && manual_ == nullptr &&
+  if (state_.imm() == nullptr && manual_ == nullptr &&
       !state_.versions->NeedsCompaction()) {
     return;
   }
@@ -32,7 +32,7 @@ void BackgroundWork::WaitUntilIdle() {
 }
 
 absl::Status BackgroundWork::WaitForFlush() {
-  while (state_.imm != nullptr && state_.bg_error.ok()) {
+  while (state_.imm() != nullptr && state_.bg_error.ok()) {
     state_.bg_cv.Wait(&state_.mutex);
   }
   return state_.bg_error;
@@ -76,7 +76,7 @@ void BackgroundWork::Run() {
 }
 
 void BackgroundWork::Step() {
-  if (state_.imm != nullptr) {
+  if (state_.imm() != nullptr) {
     // Flushing comes first: writers may be waiting for room.
     FlushImmutableMemTable(state_, /*pick_level=*/true)
         .IgnoreError();  // recorded as bg_error
@@ -130,6 +130,7 @@ absl::Status BackgroundWork::TrivialMove(Compaction* c) {
   const uint64_t size = f->file_size;
   c->MakeTrivialMoveEdit();
   absl::Status s = state_.versions->LogAndApply(c->edit(), &state_.mutex);
+  if (s.ok()) state_.InstallSuperVersion();
   state_.Log(absl::StrCat("moved table #", number, " (", size,
                           " bytes) to level ", c->level() + 1, ": ",
                           s.ToString(), "; ", state_.versions->LevelSummary()));
@@ -168,6 +169,7 @@ absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
   if (s.ok()) {
     s = state_.versions->LogAndApply(c->edit(), &state_.mutex);
     manifest_failed = !s.ok();
+    if (s.ok()) state_.InstallSuperVersion();
   }
   // Once applied, the outputs are live in the current version; a failed job
   // removed its own outputs. Only after a failed LogAndApply do they stay
@@ -188,9 +190,9 @@ absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
 }
 
 void BackgroundWork::FlushIfWaiting() {
-  if (!state_.has_imm.load(std::memory_order_acquire)) return;
+  if (!state_.has_imm()) return;
   MutexLock lock(&state_.mutex);
-  if (state_.imm != nullptr && state_.bg_error.ok()) {
+  if (state_.imm() != nullptr && state_.bg_error.ok()) {
     // A compaction is running: level 0 only (see FlushImmutableMemTable).
     FlushImmutableMemTable(state_, /*pick_level=*/false)
         .IgnoreError();  // recorded as bg_error

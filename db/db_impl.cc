@@ -83,29 +83,23 @@ SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
 
 absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
                          std::string* value) {
-  SequenceNumber sequence;
-  std::shared_ptr<MemTable> mem;
-  std::shared_ptr<MemTable> imm;
-  std::shared_ptr<const Version> current;
-  {
-    MutexLock lock(&state_.mutex);
-    sequence = ReadSequence(options);
-    mem = state_.mem;
-    imm = state_.imm;
-    current = state_.versions->current();
-  }
-
+  SuperVersionPublisher::Lease sv(&state_.super_versions, &state_.mutex);
+  // Read after the SuperVersion: every entry up to this sequence is in it
+  // (a later memtable switch leaves the writes it missed above the
+  // sequence or in a memtable it does not hold, which the read then does
+  // not see, as if it had run before them).
+  const SequenceNumber sequence = ReadSequence(options);
   ReadStats stats;
   stats.gets = 1;
   const LookupKey lkey(key, sequence);
   absl::Status s;
-  if (mem->Get(lkey, value, &s) ||
-      (imm != nullptr && imm->Get(lkey, value, &s))) {
+  if (sv->mem->Get(lkey, value, &s) ||
+      (sv->imm != nullptr && sv->imm->Get(lkey, value, &s))) {
     stats.memtable_hits = 1;
   } else {
-    s = current->Get(options, lkey, value, &stats);
+    s = sv->version->Get(options, lkey, value, &stats);
   }
-  state_.read_stats.Add(stats);
+  sv.AddStats(stats);
   return s;
 }
 
@@ -115,8 +109,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   {
     MutexLock lock(&state_.mutex);
     sequence = ReadSequence(options);
-    pins.mem = state_.mem;
-    pins.imm = state_.imm;
+    pins.mem = state_.mem();
+    pins.imm = state_.imm();
     pins.version = state_.versions->current();
   }
   // Opening level-0 tables may read files: done without the mutex.
@@ -185,7 +179,7 @@ absl::Status DBImpl::CompactRange(const std::string* begin,
   return absl::OkStatus();
 }
 
-ReadStats DBImpl::GetReadStats() const { return state_.read_stats.Snapshot(); }
+ReadStats DBImpl::GetReadStats() const { return state_.super_versions.Total(); }
 
 std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
   return GetDBProperty(state_, name);

@@ -52,9 +52,8 @@ class DBImpl final : public DB {
   // REQUIRES: options are sanitized.
   DBImpl(const Options& options, std::string dbname);
 
-  // The sequence a read with `options` reads at.
-  SequenceNumber ReadSequence(const ReadOptions& options) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+  // The sequence a read with `options` reads at. Needs no lock.
+  SequenceNumber ReadSequence(const ReadOptions& options) const;
 
   // Declared first: destroyed last, after the parts that point into it.
   DBState state_;

@@ -54,7 +54,7 @@ std::string StatsText(DBState& state) {
                         cs.bytes_read / kMiB, cs.bytes_written / kMiB));
   }
 
-  const ReadStats rs = state.read_stats.Snapshot();
+  const ReadStats rs = state.super_versions.Total();
   absl::StrAppend(
       &out, "Read stats since open:\n",
       absl::StrFormat("  gets %u, memtable hits %u, tables probed %u\n",
@@ -122,8 +122,9 @@ std::optional<std::string> GetDBProperty(DBState& state,
     size_t total = 0;
     {
       MutexLock lock(&state.mutex);
-      total += state.mem->ApproximateMemoryUsage();
-      if (state.imm != nullptr) total += state.imm->ApproximateMemoryUsage();
+      total += state.mem()->ApproximateMemoryUsage();
+      if (state.imm() != nullptr)
+        total += state.imm()->ApproximateMemoryUsage();
     }
     if (state.block_cache != nullptr) {
       total += state.block_cache->TotalCharge();

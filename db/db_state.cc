@@ -1,9 +1,11 @@
 #include "db/db_state.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "db/memtable_filter.h"
 
 namespace sift {
 namespace {
@@ -59,6 +61,38 @@ void DBState::RecordBackgroundError(const absl::Status& s) {
 
 SequenceNumber DBState::SmallestSnapshot() const {
   return snapshots.empty() ? versions->LastSequence() : snapshots.oldest();
+}
+
+std::shared_ptr<MemTable> DBState::NewMemTable() const {
+  return std::make_shared<MemTable>(
+      icmp, MemTableFilter::BytesFor(options.write_buffer_size));
+}
+
+void DBState::SetMemTable(std::shared_ptr<MemTable> mem, uint64_t log_number) {
+  assert(imm_ == nullptr);
+  mem_ = std::move(mem);
+  logfile_number_ = log_number;
+  InstallSuperVersion();
+}
+
+void DBState::SwitchMemTable(uint64_t new_log_number) {
+  assert(imm_ == nullptr);
+  imm_ = std::exchange(mem_, NewMemTable());
+  has_imm_.store(true, std::memory_order_release);
+  logfile_number_ = new_log_number;
+  InstallSuperVersion();
+}
+
+void DBState::DropImmutableMemTable() {
+  assert(imm_ != nullptr);
+  imm_.reset();
+  has_imm_.store(false, std::memory_order_release);
+  InstallSuperVersion();
+}
+
+void DBState::InstallSuperVersion() {
+  super_versions.Install(std::make_shared<const SuperVersion>(
+      SuperVersion{mem_, imm_, versions->current()}));
 }
 
 void DBState::Log(std::string_view message) const {

@@ -32,8 +32,8 @@
 #include "db/compaction_job.h"
 #include "db/dbformat.h"
 #include "db/memtable.h"
-#include "db/read_stats_counter.h"
 #include "db/snapshot.h"
+#include "db/super_version.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
 #include "sift/env.h"
@@ -94,15 +94,47 @@ class DBState {
   std::atomic<bool> shutting_down{false};
 
   const std::unique_ptr<VersionSet> versions ABSL_PT_GUARDED_BY(mutex);
-  // The memtable writes go to; never null after Open.
-  std::shared_ptr<MemTable> mem ABSL_GUARDED_BY(mutex);
-  // The memtable being flushed, or null.
-  std::shared_ptr<MemTable> imm ABSL_GUARDED_BY(mutex);
-  // imm != nullptr, readable without the mutex (a cheap "is a flush
-  // waiting?" check from inside long compactions). Written under the mutex.
-  std::atomic<bool> has_imm{false};
-  // Number of the WAL that holds the writes of `mem`.
-  uint64_t logfile_number ABSL_GUARDED_BY(mutex) = 0;
+
+  // ---- Memtables and the read view ----
+  // The memtable writes go to (never null after Open), the one being flushed
+  // (nullable) and the WAL that holds the writes of `mem`. They change only
+  // through the methods below, which keep them in step with has_imm() and
+  // publish every change (and every new version) to point reads through
+  // super_versions.
+
+  const std::shared_ptr<MemTable>& mem() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) {
+    return mem_;
+  }
+  const std::shared_ptr<MemTable>& imm() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) {
+    return imm_;
+  }
+  uint64_t logfile_number() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) {
+    return logfile_number_;
+  }
+  // imm() != nullptr, readable without the mutex (a cheap "is a flush
+  // waiting?" check from inside long compactions).
+  bool has_imm() const { return has_imm_.load(std::memory_order_acquire); }
+
+  // An empty memtable sized for options.write_buffer_size, with its filter.
+  std::shared_ptr<MemTable> NewMemTable() const;
+  // Make `mem` the active memtable, its writes logged in WAL `log_number`
+  // (Open, after recovery). REQUIRES: no immutable memtable.
+  void SetMemTable(std::shared_ptr<MemTable> mem, uint64_t log_number)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
+  // The active memtable becomes the immutable one; a new empty memtable
+  // takes writes logged in WAL `new_log_number`. REQUIRES: no immutable
+  // memtable.
+  void SwitchMemTable(uint64_t new_log_number)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
+  // The immutable memtable is in a table of the current version now.
+  // REQUIRES: imm() != nullptr
+  void DropImmutableMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
+  // Publish the memtables and versions->current() to point reads. Called by
+  // the methods above and after every VersionSet::LogAndApply.
+  void InstallSuperVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
+
   SnapshotList snapshots ABSL_GUARDED_BY(mutex);
   // Table files being written (flush and compaction outputs): not yet in any
   // version, and not to be deleted as obsolete.
@@ -114,7 +146,16 @@ class DBState {
       ABSL_GUARDED_BY(mutex);
   RecoveryReport recovery ABSL_GUARDED_BY(mutex);
 
-  ReadStatsCounter read_stats;
+  // Point reads get their memtables and version here without the mutex,
+  // and count their stats here per thread. Declared last: destroyed first,
+  // so the references it caches go before the table cache they point into.
+  SuperVersionPublisher super_versions;
+
+ private:
+  std::shared_ptr<MemTable> mem_ ABSL_GUARDED_BY(mutex);
+  std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mutex);
+  std::atomic<bool> has_imm_{false};
+  uint64_t logfile_number_ ABSL_GUARDED_BY(mutex) = 0;
 };
 
 }  // namespace sift

@@ -55,8 +55,8 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
 }
 
 absl::Status FlushImmutableMemTable(DBState& state, bool pick_level) {
-  assert(state.imm != nullptr);
-  const std::shared_ptr<MemTable> imm = state.imm;
+  assert(state.imm() != nullptr);
+  const std::shared_ptr<MemTable> imm = state.imm();
   // Only the background thread changes the version, so `base` stays current
   // while the mutex is released.
   const std::shared_ptr<const Version> base = state.versions->current();
@@ -68,15 +68,14 @@ absl::Status FlushImmutableMemTable(DBState& state, bool pick_level) {
     // Every WAL before the current one held only writes of imm (or of
     // memtables flushed earlier): they are obsolete once this edit lands.
     edit.SetPrevLogNumber(0);
-    edit.SetLogNumber(state.logfile_number);
+    edit.SetLogNumber(state.logfile_number());
     s = state.versions->LogAndApply(&edit, &state.mutex);
   }
   if (s.ok()) {
     for (const auto& [level, meta] : edit.new_files()) {
       state.pending_outputs.erase(meta.number);
     }
-    state.imm.reset();
-    state.has_imm.store(false, std::memory_order_release);
+    state.DropImmutableMemTable();  // publishes the new version too
     DeleteObsoleteFiles(state);
   } else {
     // Writers waiting for room would wait forever: fail them instead. The

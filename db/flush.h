@@ -24,7 +24,7 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
                                   VersionEdit* edit, const Version* base)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.mutex);
 
-// Flush state.imm: write it to a table, record the table and the new WAL
+// Flush state.imm(): write it to a table, record the table and the new WAL
 // number in the MANIFEST (the WAL that held imm's writes becomes obsolete),
 // drop imm and delete obsolete files. On error the error becomes the sticky
 // background error and imm stays.
@@ -35,7 +35,7 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
 // compaction's outputs may span gaps between its inputs that the current
 // version does not show, so a deeper placement could overlap them.
 //
-// REQUIRES: state.mutex held; state.imm != nullptr; called from the
+// REQUIRES: state.mutex held; state.imm() != nullptr; called from the
 // background thread.
 absl::Status FlushImmutableMemTable(DBState& state, bool pick_level)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.mutex);

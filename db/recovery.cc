@@ -150,8 +150,7 @@ absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
   // The WAL's name must be durable before a synced write to it counts.
   if (s = env->SyncDir(dbname); !s.ok()) return s;
   *wal = *std::move(file);
-  state_.logfile_number = log_number;
-  state_.mem = std::make_shared<MemTable>(state_.icmp);
+  state_.SetMemTable(state_.NewMemTable(), log_number);
 
   DeleteObsoleteFiles(state_);
   state_.Log(absl::StrCat(
@@ -245,7 +244,7 @@ absl::Status Recovery::ReplayLog(uint64_t number,
   while (reader.ReadRecord(&record, &scratch) && reporter.status().ok()) {
     const uint64_t offset = reader.LastRecordOffset();
     s = WriteBatchInternal::SetContents(&batch, record);
-    if (*mem == nullptr) *mem = std::make_shared<MemTable>(state_.icmp);
+    if (*mem == nullptr) *mem = state_.NewMemTable();
     if (s.ok()) s = WriteBatchInternal::InsertInto(&batch, mem->get());
     if (!s.ok()) {
       // The record passed its checksum, so this is damage from before it

@@ -44,8 +44,8 @@ class Recovery {
   Recovery& operator=(const Recovery&) = delete;
 
   // Steps 1-4. On success *lock holds the LOCK file and *wal is the new WAL,
-  // numbered state.logfile_number; state.mem is an empty memtable. On failure
-  // *lock may hold the lock (the caller releases it).
+  // numbered state.logfile_number(); state.mem() is an empty memtable. On
+  // failure *lock may hold the lock (the caller releases it).
   absl::Status Run(std::unique_ptr<FileLock>* lock,
                    std::unique_ptr<WritableFile>* wal)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);

@@ -130,8 +130,8 @@ void VersionSet::ReuseFileNumber(uint64_t number) {
 }
 
 void VersionSet::SetLastSequence(SequenceNumber s) {
-  assert(s >= last_sequence_);
-  last_sequence_ = s;
+  assert(s >= LastSequence());
+  last_sequence_.store(s, std::memory_order_release);
 }
 
 int VersionSet::NumLevelFiles(int level) const {
@@ -169,7 +169,7 @@ std::string VersionSet::EncodeSnapshot() const {
   edit.SetLogNumber(log_number_);
   edit.SetPrevLogNumber(prev_log_number_);
   edit.SetNextFile(next_file_number_);
-  edit.SetLastSequence(last_sequence_);
+  edit.SetLastSequence(LastSequence());
   for (int level = 0; level < config::kNumLevels; ++level) {
     if (!compact_pointer_[level].empty()) {
       edit.SetCompactPointer(level, compact_pointer_[level]);
@@ -209,7 +209,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   const uint64_t manifest_number =
       new_manifest ? NewFileNumber() : manifest_file_number_;
   edit->SetNextFile(next_file_number_);
-  edit->SetLastSequence(last_sequence_);
+  edit->SetLastSequence(LastSequence());
   std::string snapshot;
   if (new_manifest) snapshot = EncodeSnapshot();
   std::string record;
@@ -413,7 +413,7 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
   compact_pointer_ = std::move(compact_pointers);
   manifest_file_number_ = manifest_number;
   next_file_number_ = *next_file;
-  last_sequence_ = *last_sequence;
+  last_sequence_.store(*last_sequence, std::memory_order_release);
   log_number_ = *log_number;
   prev_log_number_ = prev_log_number.value_or(0);
   // A damaged counter must not hand out a number already in use.

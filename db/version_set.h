@@ -6,6 +6,7 @@
 // that records every change to them (doc/manifest_format.md).
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -89,7 +90,12 @@ class VersionSet {
   // PrevLogNumber(), 0 if none): their contents are in tables.
   uint64_t LogNumber() const { return log_number_; }
   uint64_t PrevLogNumber() const { return prev_log_number_; }
-  SequenceNumber LastSequence() const { return last_sequence_; }
+  // Needs no lock: the write path publishes the sequence of a group's last
+  // write (release) only after the group is in the memtable, so a reader
+  // that loads it (acquire) sees every entry up to it.
+  SequenceNumber LastSequence() const {
+    return last_sequence_.load(std::memory_order_acquire);
+  }
   // REQUIRES: s >= LastSequence()
   void SetLastSequence(SequenceNumber s);
 
@@ -134,7 +140,7 @@ class VersionSet {
 
   uint64_t next_file_number_ = 2;
   uint64_t manifest_file_number_ = 0;
-  SequenceNumber last_sequence_ = 0;
+  std::atomic<SequenceNumber> last_sequence_{0};
   uint64_t log_number_ = 0;
   uint64_t prev_log_number_ = 0;
 

@@ -66,7 +66,7 @@ absl::Status WritePath::Write(const WriteOptions& options,
     last_sequence += WriteBatchInternal::Count(&group_batch_);
     // Only the front writer switches memtables, so `mem` stays the active
     // memtable while the mutex is released.
-    MemTable* const mem = state_.mem.get();
+    MemTable* const mem = state_.mem().get();
     {
       state_.mutex.Unlock();
       status = log_->AddRecord(WriteBatchInternal::Contents(&group_batch_));
@@ -133,12 +133,12 @@ absl::Status WritePath::MakeRoomForWrite(bool force) {
       state_.env->SleepForMicroseconds(1000);
       allow_delay = false;
       state_.mutex.Lock();
-    } else if (!force && state_.mem->ApproximateMemoryUsage() <=
+    } else if (!force && state_.mem()->ApproximateMemoryUsage() <=
                              state_.options.write_buffer_size) {
       return absl::OkStatus();
-    } else if (force && state_.mem->NumEntries() == 0) {
+    } else if (force && state_.mem()->NumEntries() == 0) {
       return absl::OkStatus();  // nothing to switch out
-    } else if (state_.imm != nullptr) {
+    } else if (state_.imm() != nullptr) {
       // The previous memtable is still being flushed.
       state_.bg_cv.Wait(&state_.mutex);
     } else if (state_.versions->NumLevelFiles(0) >=
@@ -154,7 +154,7 @@ absl::Status WritePath::MakeRoomForWrite(bool force) {
 }
 
 absl::Status WritePath::SwitchMemTable() {
-  assert(state_.imm == nullptr);
+  assert(state_.imm() == nullptr);
   const uint64_t number = state_.versions->NewFileNumber();
   const std::string fname = LogFileName(state_.dbname, number);
   std::unique_ptr<WritableFile> file;
@@ -189,10 +189,7 @@ absl::Status WritePath::SwitchMemTable() {
   }
   logfile_ = std::move(file);
   log_ = std::make_unique<log::Writer>(logfile_.get());
-  state_.logfile_number = number;
-  state_.imm = std::move(state_.mem);
-  state_.has_imm.store(true, std::memory_order_release);
-  state_.mem = std::make_shared<MemTable>(state_.icmp);
+  state_.SwitchMemTable(number);
   background_.MaybeSchedule();
   return absl::OkStatus();
 }
