@@ -27,18 +27,6 @@ bool ParseInternalKey(std::string_view internal_key,
   return true;
 }
 
-int InternalKeyComparator::Compare(std::string_view a,
-                                   std::string_view b) const {
-  const int r = user_->Compare(ExtractUserKey(a), ExtractUserKey(b));
-  if (r != 0) return r;
-  // Same user key: the larger tag (newer sequence, then higher type) first.
-  const uint64_t atag = DecodeFixed64(a.data() + a.size() - 8);
-  const uint64_t btag = DecodeFixed64(b.data() + b.size() - 8);
-  if (atag > btag) return -1;
-  if (atag < btag) return 1;
-  return 0;
-}
-
 void InternalKeyComparator::FindShortestSeparator(
     std::string* start, std::string_view limit) const {
   const std::string_view user_start = ExtractUserKey(*start);

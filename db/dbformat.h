@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/coding.h"
 #include "util/comparator.h"
 
 namespace sift {
@@ -70,8 +71,17 @@ inline std::string_view ExtractUserKey(std::string_view internal_key) {
 class InternalKeyComparator final : public Comparator {
  public:
   // `user` is not owned and must outlive this comparator.
-  explicit InternalKeyComparator(const Comparator* user) : user_(user) {}
-  int Compare(std::string_view a, std::string_view b) const override;
+  explicit InternalKeyComparator(const Comparator* user)
+      : user_(user), bytewise_(user == BytewiseComparator()) {}
+  int Compare(std::string_view a, std::string_view b) const override {
+    // The bytewise order (the one every DB uses) inline: the comparison is
+    // on every step of every search.
+    const int r = bytewise_
+                      ? ExtractUserKey(a).compare(ExtractUserKey(b))
+                      : user_->Compare(ExtractUserKey(a), ExtractUserKey(b));
+    if (r != 0) return r;
+    return CompareTags(a, b);
+  }
   const char* Name() const override { return "sift.InternalKeyComparator"; }
   void FindShortestSeparator(std::string* start,
                              std::string_view limit) const override;
@@ -79,7 +89,15 @@ class InternalKeyComparator final : public Comparator {
   const Comparator* user_comparator() const { return user_; }
 
  private:
+  // Same user key: the larger tag (newer sequence, then higher type) first.
+  static int CompareTags(std::string_view a, std::string_view b) {
+    const uint64_t atag = DecodeFixed64(a.data() + a.size() - 8);
+    const uint64_t btag = DecodeFixed64(b.data() + b.size() - 8);
+    return atag > btag ? -1 : (atag < btag ? 1 : 0);
+  }
+
   const Comparator* user_;
+  const bool bytewise_;
 };
 
 // An owned internal key (file boundaries in version edits).

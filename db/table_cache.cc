@@ -60,6 +60,28 @@ class PinnedTableIterator final : public Iterator {
 
 }  // namespace
 
+// One pinned table: the cache reference that keeps it open, and the count of
+// pinned tables it is part of.
+struct TablePinSlot::Pin {
+  Pin(TableCache::TableRef r, std::atomic<size_t>* count)
+      : ref(std::move(r)), pinned_tables(count) {}
+  ~Pin() { pinned_tables->fetch_sub(1, std::memory_order_relaxed); }
+  TableCache::TableRef ref;
+  std::atomic<size_t>* const pinned_tables;
+};
+
+TablePinSlot& TablePinSlot::operator=(const TablePinSlot& /*other*/) {
+  delete pin_.exchange(nullptr, std::memory_order_acq_rel);
+  return *this;
+}
+
+TablePinSlot::~TablePinSlot() { delete pin_.load(std::memory_order_acquire); }
+
+const Table* TablePinSlot::table() const {
+  const Pin* pin = pin_.load(std::memory_order_acquire);
+  return pin != nullptr ? &pin->ref.table() : nullptr;
+}
+
 TableCache::TableRef::TableRef(TableRef&& other) noexcept
     : cache_(std::exchange(other.cache_, nullptr)),
       handle_(std::exchange(other.handle_, nullptr)) {}
@@ -86,6 +108,9 @@ TableCache::TableCache(std::string dbname, const Options& options,
                        const InternalKeyComparator* icmp, Cache* block_cache,
                        int max_open_tables)
     : dbname_(std::move(dbname)),
+      max_pinned_tables_(static_cast<size_t>(max_open_tables)),
+      read_mode_(options.allow_mmap_reads ? RandomAccessMode::kMemoryMapped
+                                          : RandomAccessMode::kBuffered),
       env_(options.env != nullptr ? options.env : Env::Default()),
       table_options_(MakeTableOptions(options, icmp, block_cache)),
       cache_(NewLRUCache(static_cast<size_t>(max_open_tables))) {}
@@ -118,7 +143,7 @@ absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
   // replaces the first entry, which is closed when its users let go.
   const std::string fname = TableFileName(dbname_, file_number);
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
-      env_->NewRandomAccessFile(fname);
+      env_->NewRandomAccessFile(fname, read_mode_);
   if (!file.ok()) return file.status();
   absl::StatusOr<std::unique_ptr<Table>> table =
       Table::Open(table_options_, *std::move(file), file_size, fname);
@@ -135,6 +160,40 @@ absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
   Cache::Handle* h =
       cache_->Insert(key.view(), entry.release(), 1, &DeleteOpenTable);
   return TableRef(cache_.get(), h);
+}
+
+absl::StatusOr<const Table*> TableCache::GetTable(const FileMetaData& file,
+                                                  TableRef* ref) {
+  if (const Table* pinned = file.pin.table(); pinned != nullptr) return pinned;
+  absl::StatusOr<TableRef> found = FindTable(file.number, file.file_size);
+  if (!found.ok()) return found.status();
+  // Reserve a place among the pinned tables; give it back if full.
+  if (usage_.pinned_tables.fetch_add(1, std::memory_order_relaxed) >=
+      max_pinned_tables_) {
+    usage_.pinned_tables.fetch_sub(1, std::memory_order_relaxed);
+    *ref = *std::move(found);
+    return &ref->table();
+  }
+  auto pin = std::make_unique<TablePinSlot::Pin>(*std::move(found),
+                                                 &usage_.pinned_tables);
+  TablePinSlot::Pin* expected = nullptr;
+  if (file.pin.pin_.compare_exchange_strong(expected, pin.get(),
+                                            std::memory_order_acq_rel)) {
+    return &pin.release()->ref.table();
+  }
+  // Another reader pinned it first; ours is released with `pin`.
+  return &expected->ref.table();
+}
+
+absl::Status TableCache::Get(
+    const ReadOptions& options, const FileMetaData& file,
+    std::string_view internal_key,
+    absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+    ReadStats* stats) {
+  TableRef ref;
+  absl::StatusOr<const Table*> table = GetTable(file, &ref);
+  if (!table.ok()) return table.status();
+  return (*table)->Get(options, internal_key, handle, stats);
 }
 
 absl::Status TableCache::Get(

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "db/dbformat.h"
+#include "db/version_edit.h"
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
@@ -74,6 +75,22 @@ class TableCache {
   // the file). A failed open is not cached: the next call tries again.
   absl::StatusOr<TableRef> FindTable(uint64_t file_number, uint64_t file_size);
 
+  // The open table of `file`, without a cache lookup once it is pinned in
+  // file.pin. The first use opens (or finds) the table and pins it there,
+  // unless max_open_tables tables are pinned already; then the table is
+  // found in the cache each time and held by *ref. The table lives as long
+  // as `file` (or *ref). Errors as FindTable.
+  absl::StatusOr<const Table*> GetTable(const FileMetaData& file,
+                                        TableRef* ref);
+
+  // Point lookup of `internal_key` in `file`'s table (see Table::Get),
+  // through GetTable.
+  absl::Status Get(
+      const ReadOptions& options, const FileMetaData& file,
+      std::string_view internal_key,
+      absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+      ReadStats* stats);
+
   // Point lookup of `internal_key` in table file_number: see Table::Get.
   // `handle` is called with the first entry >= internal_key unless the
   // table's filter rules the user key out; filter and block counters go to
@@ -109,10 +126,13 @@ class TableCache {
     std::atomic<size_t> filter_bytes{0};
     std::atomic<size_t> index_bytes{0};
     std::atomic<size_t> open_tables{0};
+    std::atomic<size_t> pinned_tables{0};
   };
 
  private:
   const std::string dbname_;
+  const size_t max_pinned_tables_;
+  const RandomAccessMode read_mode_;
   Env* const env_;
   const TableOptions table_options_;
   Usage usage_;  // declared before cache_: outlives the entries' deleters

@@ -171,8 +171,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
       }
       return true;
     };
-    absl::Status s = table_cache_->Get(options, f.number, f.file_size,
-                                       internal_key, handle, stats);
+    absl::Status s = table_cache_->Get(options, f, internal_key, handle, stats);
     if (s.ok() && *outcome == Outcome::kCorrupt) {
       return absl::DataLossError(absl::StrFormat(
           "table %06d.sst holds a malformed internal key", f.number));
@@ -184,21 +183,17 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                                       : absl::NotFoundError("key deleted");
   };
 
-  // Level 0: files may overlap; the newest (highest number) answers first.
-  std::vector<const FileMetaData*> candidates;
-  for (const auto& f : files_[0]) {
-    if (ucmp->Compare(user_key, f->smallest.user_key()) >= 0 &&
-        ucmp->Compare(user_key, f->largest.user_key()) <= 0) {
-      candidates.push_back(f.get());
+  // Level 0: files may overlap; the newest (highest number, last in the
+  // list) answers first.
+  const FileList& level0 = files_[0];
+  for (auto it = level0.rbegin(); it != level0.rend(); ++it) {
+    const FileMetaData& f = **it;
+    if (ucmp->Compare(user_key, f.smallest.user_key()) < 0 ||
+        ucmp->Compare(user_key, f.largest.user_key()) > 0) {
+      continue;
     }
-  }
-  std::sort(candidates.begin(), candidates.end(),
-            [](const FileMetaData* a, const FileMetaData* b) {
-              return a->number > b->number;
-            });
-  for (const FileMetaData* f : candidates) {
     Outcome outcome;
-    if (absl::Status s = probe(*f, &outcome); !s.ok()) return s;
+    if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return answer(outcome);
   }
 

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "db/dbformat.h"
+#include "db/table_pin.h"
 
 namespace sift {
 
@@ -20,6 +21,9 @@ struct FileMetaData {
   uint64_t file_size = 0;
   InternalKey smallest;  // smallest internal key in the table
   InternalKey largest;   // largest internal key in the table
+  // Not part of the file's description (never encoded, not copied): the
+  // open table, once a read pinned it. See TablePinSlot.
+  TablePinSlot pin;
 };
 
 // One change to the set of live tables and counters, as logged in the
