@@ -53,6 +53,14 @@ Block::Block(BlockContents contents, uint64_t file_offset,
 absl::StatusOr<std::unique_ptr<Block>> Block::Create(
     BlockContents contents, uint64_t file_offset,
     const std::string& file_name) {
+  absl::StatusOr<Block> block =
+      Parse(std::move(contents), file_offset, file_name);
+  if (!block.ok()) return block.status();
+  return std::make_unique<Block>(*std::move(block));
+}
+
+absl::StatusOr<Block> Block::Parse(BlockContents contents, uint64_t file_offset,
+                                   const std::string& file_name) {
   auto bad = [&](std::string_view what) {
     return absl::DataLossError(
         absl::StrCat(file_name, ": block at offset ", file_offset, ": ",
@@ -61,7 +69,7 @@ absl::StatusOr<std::unique_ptr<Block>> Block::Create(
   const size_t size = contents.size;
   if (size < sizeof(uint32_t)) return bad("too short for a restart count");
   if (size > UINT32_MAX) return bad("larger than 4 GiB");
-  const char* data = contents.data.get();
+  const char* data = contents.bytes();
   const uint32_t num_restarts = DecodeFixed32(data + size - sizeof(uint32_t));
   const size_t max_restarts = (size - sizeof(uint32_t)) / sizeof(uint32_t);
   if (num_restarts == 0 || num_restarts > max_restarts) {
@@ -82,8 +90,7 @@ absl::StatusOr<std::unique_ptr<Block>> Block::Create(
     if (!ok) return bad("bad restart array");
     previous = r;
   }
-  return std::unique_ptr<Block>(new Block(std::move(contents), file_offset,
-                                          restart_offset, num_restarts));
+  return Block(std::move(contents), file_offset, restart_offset, num_restarts);
 }
 
 std::unique_ptr<BlockIterator> Block::NewIterator(
@@ -145,7 +152,7 @@ void BlockRef::Reset() {
 
 BlockIterator::BlockIterator(const Block* block, const Comparator* comparator,
                              const std::string* file_name)
-    : data_(block->contents_.data.get()),
+    : data_(block->contents_.bytes()),
       restart_offset_(block->restart_offset_),
       num_restarts_(block->num_restarts_),
       block_file_offset_(block->file_offset_),

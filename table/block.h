@@ -37,8 +37,16 @@ class Block {
       BlockContents contents, uint64_t file_offset,
       const std::string& file_name);
 
+  // As Create, for a Block held by value (a point read parses a block of a
+  // memory-mapped table on its stack, allocating nothing).
+  static absl::StatusOr<Block> Parse(BlockContents contents,
+                                     uint64_t file_offset,
+                                     const std::string& file_name);
+
   Block(const Block&) = delete;
   Block& operator=(const Block&) = delete;
+  Block(Block&&) = default;
+  Block& operator=(Block&&) = default;
 
   // Bytes of the uncompressed contents (the block cache charge).
   size_t size() const { return contents_.size; }
@@ -109,6 +117,10 @@ class BlockIterator final : public Iterator {
   std::string_view key() const override { return key_; }
   std::string_view value() const override { return value_; }
   absl::Status status() const override { return status_; }
+
+  // Offset of the current entry in the block: tells entries apart.
+  // REQUIRES: Valid()
+  uint32_t entry_offset() const { return current_; }
 
  private:
   uint32_t RestartOffset(uint32_t index) const {

@@ -82,9 +82,17 @@ struct Footer {
 
 // The uncompressed contents of a block, owned.
 struct BlockContents {
+  // Owns the bytes, unless `borrowed` is set.
   std::unique_ptr<char[]> data;
   size_t size = 0;
-  std::string_view view() const { return {data.get(), size}; }
+  // Bytes kept alive by someone else (a memory-mapped table file that
+  // outlives every use of the block); nullptr if `data` owns them.
+  const char* borrowed = nullptr;
+
+  const char* bytes() const {
+    return borrowed != nullptr ? borrowed : data.get();
+  }
+  std::string_view view() const { return {bytes(), size}; }
 };
 
 // Append `contents` stored with `type` (contents already compressed as the

@@ -1,6 +1,7 @@
 #include "table/table.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "table/iterators.h"
 #include "table/table_properties.h"
 #include "util/coding.h"
+#include "util/hash.h"
 
 namespace sift {
 namespace {
@@ -36,6 +38,25 @@ struct Table::Rep {
   TableProperties properties;
   std::unique_ptr<Block> index;
   std::unique_ptr<FilterReader> filter;  // nullptr: no filter
+  // file->StableReads(): uncompressed data blocks are used in place.
+  bool stable_reads = false;
+  // For stable reads: bit i set once the data block named by the index
+  // entry at offset 4i of the index block has passed its checksum. Index
+  // entries (three lengths and a block handle) are at least five bytes
+  // long, so no two share a bit. Set bits are never cleared: the mapped
+  // file is immutable, so a block is verified once per open table.
+  std::unique_ptr<std::atomic<uint64_t>[]> verified;
+
+  bool IsVerified(uint32_t index_entry_offset) const {
+    const uint32_t bit = index_entry_offset / 4;
+    return (verified[bit / 64].load(std::memory_order_relaxed) >> (bit % 64)) &
+           1;
+  }
+  void MarkVerified(uint32_t index_entry_offset) const {
+    const uint32_t bit = index_entry_offset / 4;
+    verified[bit / 64].fetch_or(uint64_t{1} << (bit % 64),
+                                std::memory_order_relaxed);
+  }
 
   std::string_view FilterKey(std::string_view key) const {
     return options.filter_key != nullptr ? options.filter_key(key) : key;
@@ -51,7 +72,58 @@ struct Table::Rep {
   absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
                                         std::string_view index_value,
                                         ReadStats* stats) const;
+
+  // For a point read: the data block named by the index entry `index_value`
+  // at `index_entry_offset`, parsed in place in the mapped file when it is
+  // stored uncompressed (no allocation, no block cache), else as
+  // GetDataBlock gives it. Calls fn(block) and returns its status.
+  absl::Status WithDataBlock(
+      const ReadOptions& ro, std::string_view index_value,
+      uint32_t index_entry_offset, ReadStats* stats,
+      absl::FunctionRef<absl::Status(const Block&)> fn) const;
 };
+
+absl::Status Table::Rep::WithDataBlock(
+    const ReadOptions& ro, std::string_view index_value,
+    uint32_t index_entry_offset, ReadStats* stats,
+    absl::FunctionRef<absl::Status(const Block&)> fn) const {
+  if (stable_reads) {
+    BlockHandle handle;
+    std::string_view input = index_value;
+    uint64_t end;
+    if (!handle.DecodeFrom(&input) || !input.empty() ||
+        !handle.EndWithTrailer(&end) || end > data_end) {
+      return Corruption("bad data block handle in the index");
+    }
+    const size_t n = static_cast<size_t>(handle.size);
+    std::string_view stored;
+    absl::Status s =
+        file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr);
+    if (!s.ok()) return s;
+    if (stored.size() == n + kBlockTrailerSize &&
+        static_cast<BlockCompression>(stored[n]) == BlockCompression::kNone) {
+      stats->block_reads++;
+      stats->bytes_read += n + kBlockTrailerSize;
+      if (ro.verify_checksums && !IsVerified(index_entry_offset)) {
+        if (DecodeFixed32(stored.data() + n + 1) !=
+            Checksum32(stored.substr(0, n + 1))) {
+          return Corruption(absl::StrCat("block at offset ", handle.offset,
+                                         ": block checksum mismatch"));
+        }
+        MarkVerified(index_entry_offset);
+      }
+      absl::StatusOr<Block> block = Block::Parse(
+          BlockContents{nullptr, n, stored.data()}, handle.offset, file_name);
+      if (!block.ok()) return block.status();
+      return fn(*block);
+    }
+    // Compressed (or short: GetDataBlock reports it): decoded through the
+    // block cache like any other read.
+  }
+  absl::StatusOr<BlockRef> block = GetDataBlock(ro, index_value, stats);
+  if (!block.ok()) return block.status();
+  return fn(*block->get());
+}
 
 absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
                                                   std::string_view index_value,
@@ -211,6 +283,11 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   if (options.block_cache != nullptr) {
     rep->cache_id = options.block_cache->NewId();
   }
+  rep->stable_reads = rep->file->StableReads();
+  if (rep->stable_reads) {
+    const size_t words = rep->index->size() / 4 / 64 + 1;
+    rep->verified = std::make_unique<std::atomic<uint64_t>[]>(words);
+  }
   return std::unique_ptr<Table>(new Table(std::move(rep)));
 }
 
@@ -232,16 +309,17 @@ absl::Status Table::Get(
   BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
   index_iter.Seek(key);
   if (index_iter.Valid()) {
-    absl::StatusOr<BlockRef> block =
-        r.GetDataBlock(options, index_iter.value(), stats);
-    if (!block.ok()) return block.status();
-    BlockIterator block_iter(block->get(), r.options.comparator, &r.file_name);
-    block_iter.Seek(key);
-    if (block_iter.Valid()) {
-      found = handle(block_iter.key(), block_iter.value());
-    } else if (!block_iter.status().ok()) {
-      return block_iter.status();
-    }
+    absl::Status s = r.WithDataBlock(
+        options, index_iter.value(), index_iter.entry_offset(), stats,
+        [&](const Block& block) {
+          BlockIterator block_iter(&block, r.options.comparator, &r.file_name);
+          block_iter.Seek(key);
+          if (block_iter.Valid()) {
+            found = handle(block_iter.key(), block_iter.value());
+          }
+          return block_iter.status();
+        });
+    if (!s.ok()) return s;
   } else if (!index_iter.status().ok()) {
     return index_iter.status();
   }

@@ -3,9 +3,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -139,6 +142,41 @@ class PosixRandomAccessFile final : public RandomAccessFile {
  private:
   const std::string fname_;
   const int fd_;
+};
+
+// Maps made by the POSIX Env at once, at most: a table file keeps its map
+// while open, and the kernel allows about 65,000 maps per process. Past the
+// limit files are read with pread. 32-bit builds never map (address space).
+constexpr int kMaxMmaps = sizeof(void*) >= 8 ? 16384 : 0;
+std::atomic<int> mmaps_in_use{0};
+
+// A whole file mapped read-only: Read returns views into the map (the page
+// cache), with no system call and no copy.
+class PosixMmapFile final : public RandomAccessFile {
+ public:
+  // Takes one of the kMaxMmaps places; gives it back when destroyed.
+  PosixMmapFile(const char* base, size_t length)
+      : base_(base), length_(length) {}
+  ~PosixMmapFile() override {
+    if (length_ > 0) ::munmap(const_cast<char*>(base_), length_);
+    mmaps_in_use.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                    char* /*scratch*/) const override {
+    if (offset >= length_) {
+      *result = std::string_view();
+    } else {
+      *result = std::string_view(base_ + offset,
+                                 std::min<uint64_t>(n, length_ - offset));
+    }
+    return absl::OkStatus();
+  }
+  bool StableReads() const override { return true; }
+
+ private:
+  const char* const base_;
+  const size_t length_;
 };
 
 // Appends collect in a 64 KiB buffer and reach the kernel on Flush, on Sync,
@@ -331,6 +369,40 @@ class PosixEnv final : public Env {
         [&] { return ::open(fname.c_str(), O_RDONLY | O_CLOEXEC); });
     if (fd < 0) return PosixError(fname, errno);
     return std::make_unique<PosixRandomAccessFile>(fname, fd);
+  }
+
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& fname, RandomAccessMode mode) override {
+    if (mode != RandomAccessMode::kMemoryMapped) {
+      return NewRandomAccessFile(fname);
+    }
+    if (mmaps_in_use.fetch_add(1, std::memory_order_relaxed) >= kMaxMmaps) {
+      mmaps_in_use.fetch_sub(1, std::memory_order_relaxed);
+      return NewRandomAccessFile(fname);
+    }
+    const int fd = RetryOnEintr(
+        [&] { return ::open(fname.c_str(), O_RDONLY | O_CLOEXEC); });
+    if (fd < 0) {
+      mmaps_in_use.fetch_sub(1, std::memory_order_relaxed);
+      return PosixError(fname, errno);
+    }
+    struct ::stat st;
+    void* base = MAP_FAILED;
+    size_t length = 0;
+    if (::fstat(fd, &st) == 0) {
+      length = static_cast<size_t>(st.st_size);
+      base = length == 0
+                 ? nullptr  // nothing to map; reads see end of file
+                 : ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+    }
+    if (base == MAP_FAILED) {
+      // No map to be had (or no size): the file is still readable.
+      mmaps_in_use.fetch_sub(1, std::memory_order_relaxed);
+      return std::make_unique<PosixRandomAccessFile>(fname, fd);
+    }
+    CloseFd(fd);  // the map keeps the file's pages reachable
+    return std::make_unique<PosixMmapFile>(static_cast<const char*>(base),
+                                           length);
   }
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(

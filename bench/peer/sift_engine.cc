@@ -20,6 +20,7 @@ class CountingFile final : public RandomAccessFile {
     counter_->Count(n);
     return target_->Read(offset, n, result, scratch);
   }
+  bool StableReads() const override { return target_->StableReads(); }
 
  private:
   std::unique_ptr<RandomAccessFile> target_;
@@ -32,8 +33,14 @@ class CountingEnv final : public EnvWrapper {
       : EnvWrapper(target), counter_(counter) {}
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& f) override {
+    return NewRandomAccessFile(f, RandomAccessMode::kBuffered);
+  }
+  // Tables open in the mode the DB asks for (memory maps by default), each
+  // read still counted.
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& f, RandomAccessMode mode) override {
     absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
-        target()->NewRandomAccessFile(f);
+        target()->NewRandomAccessFile(f, mode);
     if (!file.ok()) return file.status();
     return std::make_unique<CountingFile>(*std::move(file), counter_);
   }

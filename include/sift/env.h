@@ -41,9 +41,26 @@ class RandomAccessFile {
 
   // Read up to `n` bytes at `offset`. `*result` views the bytes read (fewer
   // than `n` only at end of file) and may point into `scratch`, which must hold
-  // `n` bytes and outlive the use of `*result`.
+  // `n` bytes and outlive the use of `*result`. If StableReads(), `scratch`
+  // may be nullptr.
   virtual absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
                             char* scratch) const = 0;
+
+  // True if every view Read returns points into memory that stays valid and
+  // unchanged for as long as this object lives, never into `scratch` (a
+  // memory-mapped file): readers may then keep views instead of copies.
+  // Default: false.
+  virtual bool StableReads() const { return false; }
+};
+
+// How Env::NewRandomAccessFile(fname, mode) serves reads.
+enum class RandomAccessMode : uint8_t {
+  // System calls (pread) into the caller's buffer.
+  kBuffered = 0,
+  // A read-only memory map where the Env can make one: reads are views into
+  // the page cache, with no system call and no copy (StableReads()). An Env
+  // may fall back to kBuffered (address space or map count exhausted).
+  kMemoryMapped = 1,
 };
 
 // A file written sequentially. Appends are buffered by the implementation;
@@ -86,8 +103,17 @@ class Env {
 
   virtual absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& fname) = 0;
-  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>>
-  NewRandomAccessFile(const std::string& fname) = 0;
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& fname) = 0;
+  // As NewRandomAccessFile(fname), served as `mode` asks where this Env
+  // supports it. Default: NewRandomAccessFile(fname), whatever the mode, so
+  // an Env (or wrapper) that overrides only the one-argument form sees every
+  // open.
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& fname, RandomAccessMode mode) {
+    (void)mode;
+    return NewRandomAccessFile(fname);
+  }
   // Create (or truncate) `fname` for writing.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& fname) = 0;
@@ -175,8 +201,7 @@ class EnvWrapper : public Env {
   absl::StatusOr<uint64_t> GetFileSize(const std::string& f) override {
     return target_->GetFileSize(f);
   }
-  absl::Status RenameFile(const std::string& s,
-                          const std::string& t) override {
+  absl::Status RenameFile(const std::string& s, const std::string& t) override {
     return target_->RenameFile(s, t);
   }
   absl::Status SyncDir(const std::string& d) override {

@@ -87,6 +87,15 @@ struct Options {
   // Default: 10.0 (about 1% false positives)
   double filter_bits_per_key = 10.0;
 
+  // Serve table reads from read-only memory maps of the table files (where
+  // the Env can map them): a block read is then a view into the page cache,
+  // with no system call, no copy and no block-cache entry. Uncompressed data
+  // blocks read this way have their checksum verified on the first read
+  // through an open table and are trusted afterwards while it stays open
+  // (doc/durability.md). false reads with pread into the block cache.
+  // Default: true on 64-bit platforms, false on 32-bit ones
+  bool allow_mmap_reads = sizeof(void*) >= 8;
+
   // Layout of the filter written into new tables. Tables already on disk keep
   // the layout they were written with and are read correctly either way.
   // Default: FilterKind::kBlockedBloom

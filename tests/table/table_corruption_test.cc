@@ -27,10 +27,12 @@ using test::TableGet;
 
 constexpr char kName[] = "dir/000123.sst";
 
-// A table image in memory.
+// A table image in memory. `stable`: reads are views into the image, as
+// from a memory-mapped file, so the table parses blocks in place.
 class StringFile final : public RandomAccessFile {
  public:
-  explicit StringFile(std::string bytes) : bytes_(std::move(bytes)) {}
+  StringFile(std::string bytes, bool stable)
+      : bytes_(std::move(bytes)), stable_(stable) {}
   absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
                     char* scratch) const override {
     if (offset >= bytes_.size()) {
@@ -38,19 +40,26 @@ class StringFile final : public RandomAccessFile {
       return absl::OkStatus();
     }
     n = std::min<uint64_t>(n, bytes_.size() - offset);
-    std::memcpy(scratch, bytes_.data() + offset, n);
-    *result = std::string_view(scratch, n);
+    if (stable_) {
+      *result = std::string_view(bytes_.data() + offset, n);
+    } else {
+      std::memcpy(scratch, bytes_.data() + offset, n);
+      *result = std::string_view(scratch, n);
+    }
     return absl::OkStatus();
   }
+  bool StableReads() const override { return stable_; }
 
  private:
   const std::string bytes_;
+  const bool stable_;
 };
 
 absl::StatusOr<std::unique_ptr<Table>> OpenBytes(const TableOptions& o,
-                                                 const std::string& bytes) {
-  return Table::Open(o, std::make_unique<StringFile>(bytes), bytes.size(),
-                     kName);
+                                                 const std::string& bytes,
+                                                 bool stable = false) {
+  return Table::Open(o, std::make_unique<StringFile>(bytes, stable),
+                     bytes.size(), kName);
 }
 
 bool NamesFile(const absl::Status& s) {
@@ -117,7 +126,7 @@ class TableCorruptionTest : public testing::Test {
   void Exercise(const std::string& bytes, bool verify, bool strict,
                 size_t damaged_at) {
     SCOPED_TRACE(testing::Message() << "damaged byte " << damaged_at);
-    auto opened = OpenBytes(options_, bytes);
+    auto opened = OpenBytes(options_, bytes, stable_);
     if (!opened.ok()) {
       ASSERT_TRUE(absl::IsDataLoss(opened.status())) << opened.status();
       ASSERT_TRUE(NamesFile(opened.status())) << opened.status();
@@ -176,6 +185,7 @@ class TableCorruptionTest : public testing::Test {
   KVVector model_;
   TableOptions options_;
   std::string bytes_;
+  bool stable_ = false;  // read the image in place (see StringFile)
 };
 
 TEST_F(TableCorruptionTest, UndamagedImageReadsBack) {
@@ -195,6 +205,50 @@ TEST_F(TableCorruptionTest, EveryByteFlippedGivesDataLossOrTheRightData) {
   }
   // Damage to the footer, index, properties or filter is caught at Open.
   EXPECT_GT(open_failures, 0);
+}
+
+TEST_F(TableCorruptionTest, EveryByteFlippedInPlaceGivesDataLossOrRightData) {
+  stable_ = true;
+  for (uint8_t mask : {0x01, 0x80, 0xff}) {
+    for (size_t i = 0; i < bytes_.size(); ++i) {
+      std::string bad = bytes_;
+      bad[i] ^= static_cast<char>(mask);
+      ASSERT_NO_FATAL_FAILURE(
+          Exercise(bad, /*verify=*/true, /*strict=*/true, i));
+    }
+  }
+}
+
+TEST_F(TableCorruptionTest, InPlaceBlocksAreVerifiedOnceThenTrusted) {
+  // A raw data block read in place is checked on its first verifying read;
+  // a read that does not verify never marks it checked.
+  const size_t victim = 30;
+  std::string bad = bytes_;
+  const size_t pos = bad.find(model_[victim].second);
+  ASSERT_NE(pos, std::string::npos);
+  bad[pos] ^= 0x01;
+  auto table = OpenBytes(options_, bad, /*stable=*/true);
+  ASSERT_TRUE(table.ok()) << table.status();
+  ReadOptions trusting;
+  trusting.verify_checksums = false;
+  auto v = TableGet(**table, trusting, model_[victim].first);
+  ASSERT_TRUE(v.ok());
+  EXPECT_NE(*v, model_[victim].second);  // unchecked, as asked
+  ReadOptions verify;
+  EXPECT_TRUE(absl::IsDataLoss(
+      TableGet(**table, verify, model_[victim].first).status()));
+  EXPECT_TRUE(absl::IsDataLoss(
+      TableGet(**table, verify, model_[victim].first).status()));
+
+  // An intact block passes once and is not checked again: the count of
+  // block reads grows, the answer stays right.
+  auto good = OpenBytes(options_, bytes_, /*stable=*/true);
+  ASSERT_TRUE(good.ok());
+  for (int round = 0; round < 3; ++round) {
+    auto got = TableGet(**good, verify, model_[victim].first);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, model_[victim].second);
+  }
 }
 
 TEST_F(TableCorruptionTest, EveryByteFlippedWithoutVerificationNeverCrashes) {
