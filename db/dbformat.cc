@@ -80,10 +80,13 @@ std::string InternalKey::DebugString() const {
 }
 
 LookupKey::LookupKey(std::string_view user_key, SequenceNumber sequence) {
-  // Built once, at its final size, so the pointers into buf_ stay valid.
   const size_t internal_size = user_key.size() + 8;
-  buf_.resize(VarintLength(internal_size) + internal_size);
-  char* p = buf_.data();
+  const size_t size = VarintLength(internal_size) + internal_size;
+  char* p = inline_;
+  if (size > kInlineSize) {
+    heap_ = std::make_unique_for_overwrite<char[]>(size);
+    p = heap_.get();
+  }
   start_ = p;
   p = EncodeVarint32(p, static_cast<uint32_t>(internal_size));
   kstart_ = p;

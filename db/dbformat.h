@@ -7,6 +7,7 @@
 // newest version of a key comes first.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -138,7 +139,11 @@ class LookupKey {
   }
 
  private:
-  std::string buf_;
+  // Keys up to kInlineSize bytes (with length and tag) live inline: a point
+  // read allocates nothing for its lookup key.
+  static constexpr size_t kInlineSize = 128;
+  char inline_[kInlineSize];
+  std::unique_ptr<char[]> heap_;  // longer keys
   const char* start_;
   const char* kstart_;
   const char* end_;
