@@ -1,5 +1,7 @@
 #include "db/db_impl.h"
 
+#include <algorithm>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -101,6 +103,40 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   }
   sv.AddStats(stats);
   return s;
+}
+
+std::vector<absl::Status> DBImpl::MultiGet(
+    const ReadOptions& options, absl::Span<const std::string_view> keys,
+    std::vector<std::string>* values) {
+  values->assign(keys.size(), std::string());
+  std::vector<absl::Status> statuses(keys.size());
+  if (keys.empty()) return statuses;
+  SuperVersionPublisher::Lease sv(&state_.super_versions, &state_.mutex);
+  const SequenceNumber sequence = ReadSequence(options);  // as in Get
+
+  // Sorted by key, so that the lookups of one table are adjacent.
+  std::vector<uint32_t> order(keys.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::deque<LookupKey> lookup_keys;
+  std::vector<Version::BatchLookup> lookups;
+  lookups.reserve(keys.size());
+  ReadStats stats;
+  stats.gets = keys.size();
+  for (const uint32_t i : order) {
+    const LookupKey& lkey = lookup_keys.emplace_back(keys[i], sequence);
+    Version::BatchLookup& l = lookups.emplace_back(
+        Version::BatchLookup{&lkey, &(*values)[i], &statuses[i]});
+    if (sv->mem->Get(lkey, l.value, l.status) ||
+        (sv->imm != nullptr && sv->imm->Get(lkey, l.value, l.status))) {
+      l.done = true;
+      ++stats.memtable_hits;
+    }
+  }
+  sv->version->MultiGet(options, absl::MakeSpan(lookups), &stats);
+  sv.AddStats(stats);
+  return statuses;
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {

@@ -39,6 +39,9 @@ class DBImpl final : public DB {
   absl::Status Write(const WriteOptions& options, WriteBatch* updates) override;
   absl::Status Get(const ReadOptions& options, std::string_view key,
                    std::string* value) override;
+  std::vector<absl::Status> MultiGet(const ReadOptions& options,
+                                     absl::Span<const std::string_view> keys,
+                                     std::vector<std::string>* values) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;

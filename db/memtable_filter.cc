@@ -30,14 +30,13 @@ bool MemTableFilter::MayContain(std::string_view user_key) const {
   const uint64_t h = Hash64(user_key);
   const std::atomic<uint64_t>* line =
       &words_[BlockedLine(h, num_lines_) * kLineWords];
-  uint64_t mask[kLineWords] = {};
-  BlockedMask(h, kNumProbes, mask);
+  // A snapshot of the line, then the table filters' query on it (a
+  // one-line filter): the same bits Add sets, with its fast path.
+  uint64_t copy[kLineWords];
   for (uint32_t w = 0; w < kLineWords; ++w) {
-    if ((line[w].load(std::memory_order_relaxed) & mask[w]) != mask[w]) {
-      return false;
-    }
+    copy[w] = line[w].load(std::memory_order_relaxed);
   }
-  return true;
+  return BlockedMayContain(h, kNumProbes, 1, copy);
 }
 
 }  // namespace sift

@@ -61,6 +61,8 @@ class TableCache {
 
     // REQUIRES: *this came from FindTable (not default or moved-from).
     const Table& table() const;
+    // False for a default-constructed or moved-from TableRef.
+    bool valid() const { return handle_ != nullptr; }
 
    private:
     friend class TableCache;

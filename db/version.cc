@@ -141,46 +141,67 @@ Version::Version(TableCache* table_cache, const InternalKeyComparator* icmp,
                  uint64_t max_file_size)
     : table_cache_(table_cache), icmp_(icmp), max_file_size_(max_file_size) {}
 
+namespace {
+
+enum class Outcome { kNotHere, kFound, kDeleted };
+
+// Look the key up in one table (of file `f`). kNotHere: the search goes on
+// to older tables. kFound sets *value.
+absl::Status ProbeTable(const Table& table, const FileMetaData& f,
+                        const Comparator* ucmp, const ReadOptions& options,
+                        const LookupKey& key, std::string* value,
+                        Outcome* outcome, ReadStats* stats) {
+  if (stats != nullptr) ++stats->tables_probed;
+  *outcome = Outcome::kNotHere;
+  bool malformed = false;
+  const std::string_view user_key = key.user_key();
+  auto handle = [&](std::string_view found_key, std::string_view found_value) {
+    ParsedInternalKey parsed;
+    if (!ParseInternalKey(found_key, &parsed)) {
+      malformed = true;
+      return true;
+    }
+    // The first entry >= the lookup key belongs to another user key: no
+    // version of the key at or before the snapshot is in this table.
+    if (ucmp->Compare(parsed.user_key, user_key) != 0) return false;
+    if (parsed.type == kTypeValue) {
+      value->assign(found_value.data(), found_value.size());
+      *outcome = Outcome::kFound;
+    } else {
+      *outcome = Outcome::kDeleted;
+    }
+    return true;
+  };
+  absl::Status s = table.Get(options, key.internal_key(), handle, stats);
+  if (s.ok() && malformed) {
+    return absl::DataLossError(absl::StrFormat(
+        "table %06d.sst holds a malformed internal key", f.number));
+  }
+  return s;
+}
+
+absl::Status Answer(Outcome outcome) {
+  return outcome == Outcome::kFound ? absl::OkStatus()
+                                    : absl::NotFoundError("key deleted");
+}
+
+bool InRange(const Comparator* ucmp, std::string_view user_key,
+             const FileMetaData& f) {
+  return ucmp->Compare(user_key, f.smallest.user_key()) >= 0 &&
+         ucmp->Compare(user_key, f.largest.user_key()) <= 0;
+}
+
+}  // namespace
+
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           std::string* value, ReadStats* stats) const {
   const Comparator* ucmp = icmp_->user_comparator();
   const std::string_view user_key = key.user_key();
-  const std::string_view internal_key = key.internal_key();
-
-  enum class Outcome { kNotHere, kFound, kDeleted, kCorrupt };
-
-  // Probe one table; kNotHere means the search goes on to older tables.
   auto probe = [&](const FileMetaData& f, Outcome* outcome) -> absl::Status {
-    if (stats != nullptr) ++stats->tables_probed;
-    *outcome = Outcome::kNotHere;
-    auto handle = [&](std::string_view found_key,
-                      std::string_view found_value) {
-      ParsedInternalKey parsed;
-      if (!ParseInternalKey(found_key, &parsed)) {
-        *outcome = Outcome::kCorrupt;
-        return true;
-      }
-      // The first entry >= the lookup key belongs to another user key: no
-      // version of the key at or before the snapshot is in this table.
-      if (ucmp->Compare(parsed.user_key, user_key) != 0) return false;
-      if (parsed.type == kTypeValue) {
-        value->assign(found_value.data(), found_value.size());
-        *outcome = Outcome::kFound;
-      } else {
-        *outcome = Outcome::kDeleted;
-      }
-      return true;
-    };
-    absl::Status s = table_cache_->Get(options, f, internal_key, handle, stats);
-    if (s.ok() && *outcome == Outcome::kCorrupt) {
-      return absl::DataLossError(absl::StrFormat(
-          "table %06d.sst holds a malformed internal key", f.number));
-    }
-    return s;
-  };
-  auto answer = [](Outcome outcome) {
-    return outcome == Outcome::kFound ? absl::OkStatus()
-                                      : absl::NotFoundError("key deleted");
+    TableCache::TableRef ref;
+    absl::StatusOr<const Table*> table = table_cache_->GetTable(f, &ref);
+    if (!table.ok()) return table.status();
+    return ProbeTable(**table, f, ucmp, options, key, value, outcome, stats);
   };
 
   // Level 0: files may overlap; the newest (highest number, last in the
@@ -188,28 +209,106 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   const FileList& level0 = files_[0];
   for (auto it = level0.rbegin(); it != level0.rend(); ++it) {
     const FileMetaData& f = **it;
-    if (ucmp->Compare(user_key, f.smallest.user_key()) < 0 ||
-        ucmp->Compare(user_key, f.largest.user_key()) > 0) {
-      continue;
-    }
+    if (!InRange(ucmp, user_key, f)) continue;
     Outcome outcome;
     if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
-    if (outcome != Outcome::kNotHere) return answer(outcome);
+    if (outcome != Outcome::kNotHere) return Answer(outcome);
   }
 
   // Deeper levels: at most one file can hold the key.
   for (int level = 1; level < config::kNumLevels; ++level) {
     const FileList& files = files_[level];
     if (files.empty()) continue;
-    const size_t index = FindFile(*icmp_, files, internal_key);
+    const size_t index = FindFile(*icmp_, files, key.internal_key());
     if (index >= files.size()) continue;
     const FileMetaData& f = *files[index];
     if (ucmp->Compare(user_key, f.smallest.user_key()) < 0) continue;
     Outcome outcome;
     if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
-    if (outcome != Outcome::kNotHere) return answer(outcome);
+    if (outcome != Outcome::kNotHere) return Answer(outcome);
   }
   return absl::NotFoundError("key not found");
+}
+
+void Version::MultiGet(const ReadOptions& options,
+                       absl::Span<BatchLookup> lookups,
+                       ReadStats* stats) const {
+  const Comparator* ucmp = icmp_->user_comparator();
+  // One round: the lookups still open that a set of disjoint tables (one
+  // level-0 table, or a whole deeper level) may answer. Every lookup's table
+  // is found and its filter line prefetched first, then they are probed one
+  // by one, so the filters' cache misses overlap across the round.
+  struct Probe {
+    BatchLookup* lookup;
+    const FileMetaData* file;
+    const Table* table;
+  };
+  std::vector<Probe> round;
+  std::vector<TableCache::TableRef> refs;  // tables not pinned in their file
+  auto run_round = [&] {
+    for (Probe& p : round) {
+      TableCache::TableRef ref;
+      absl::StatusOr<const Table*> table =
+          table_cache_->GetTable(*p.file, &ref);
+      if (!table.ok()) {
+        *p.lookup->status = table.status();
+        p.lookup->done = true;
+        continue;
+      }
+      p.table = *table;
+      if (ref.valid()) refs.push_back(std::move(ref));
+      p.table->PrefetchFilter(p.lookup->key->internal_key());
+    }
+    for (const Probe& p : round) {
+      if (p.lookup->done) continue;  // its table could not be opened
+      Outcome outcome;
+      absl::Status s =
+          ProbeTable(*p.table, *p.file, ucmp, options, *p.lookup->key,
+                     p.lookup->value, &outcome, stats);
+      if (!s.ok()) {
+        *p.lookup->status = s;
+        p.lookup->done = true;
+      } else if (outcome != Outcome::kNotHere) {
+        *p.lookup->status = Answer(outcome);
+        p.lookup->done = true;
+      }
+    }
+    round.clear();
+    refs.clear();
+  };
+
+  // Level 0, newest first: each table is a round of the lookups in its range.
+  const FileList& level0 = files_[0];
+  for (auto it = level0.rbegin(); it != level0.rend(); ++it) {
+    for (BatchLookup& l : lookups) {
+      if (!l.done && InRange(ucmp, l.key->user_key(), **it)) {
+        round.push_back(Probe{&l, it->get(), nullptr});
+      }
+    }
+    run_round();
+  }
+
+  // Deeper levels: at most one table per lookup; a level is a round.
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    const FileList& files = files_[level];
+    if (files.empty()) continue;
+    for (BatchLookup& l : lookups) {
+      if (l.done) continue;
+      const size_t index = FindFile(*icmp_, files, l.key->internal_key());
+      if (index < files.size() &&
+          ucmp->Compare(l.key->user_key(), files[index]->smallest.user_key()) >=
+              0) {
+        round.push_back(Probe{&l, files[index].get(), nullptr});
+      }
+    }
+    run_round();
+  }
+  for (BatchLookup& l : lookups) {
+    if (!l.done) {
+      *l.status = absl::NotFoundError("key not found");
+      l.done = true;
+    }
+  }
 }
 
 void Version::AddIterators(

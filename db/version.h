@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "db/dbformat.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
@@ -74,6 +75,23 @@ class Version {
   // there is none, or the error met reading a table.
   absl::Status Get(const ReadOptions& options, const LookupKey& key,
                    std::string* value, ReadStats* stats) const;
+
+  // One key of a batched lookup (MultiGet).
+  struct BatchLookup {
+    const LookupKey* key;
+    std::string* value;    // set when found
+    absl::Status* status;  // set when done: as Get would return
+    bool done = false;     // answered (by a memtable, or here)
+  };
+
+  // Get for every lookup not yet done, as if each were a Get at its key's
+  // sequence: sets *status (and *value), marks it done. REQUIRES: `lookups`
+  // sorted by user key. The lookups go down the tree together: for each
+  // level-0 table (newest first) and each deeper level, the filter lines of
+  // every lookup still open are prefetched before any is probed. Counters
+  // go to *stats (nullable) per key, as Get counts them.
+  void MultiGet(const ReadOptions& options, absl::Span<BatchLookup> lookups,
+                ReadStats* stats) const;
 
   // Append iterators that together yield every entry of this version: one per
   // level-0 table and one concatenating iterator per non-empty level >= 1.

@@ -75,6 +75,14 @@ class StandardBloomReader final : public BloomReaderBase {
     return StandardMayContain(Hash64(key, seed_), num_probes_, range_,
                               words_.data());
   }
+  // The first probe's word: an absent key usually stops there or at the
+  // second.
+  void Prefetch(std::string_view key) const override {
+    ForEachStandardProbe(Hash64(key, seed_), 1, range_, [this](uint64_t bit) {
+      __builtin_prefetch(words_.data() + (bit >> 6));
+      return false;
+    });
+  }
 };
 
 class BlockedBloomReader final : public BloomReaderBase {
@@ -85,6 +93,11 @@ class BlockedBloomReader final : public BloomReaderBase {
   bool KeyMayMatch(std::string_view key) const override {
     return BlockedMayContain(Hash64(key, seed_), num_probes_, range_,
                              words_.data());
+  }
+  // Every probe of a key is in one line.
+  void Prefetch(std::string_view key) const override {
+    __builtin_prefetch(words_.data() +
+                       BlockedLine(Hash64(key, seed_), range_) * kLineWords);
   }
 };
 

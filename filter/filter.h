@@ -91,6 +91,10 @@ class FilterReader {
 
   // False only if `key` was certainly not added. Never a false negative.
   virtual bool KeyMayMatch(std::string_view key) const = 0;
+  // Start loading the memory KeyMayMatch(key) will read, without waiting
+  // for it: a batch of lookups prefetches every key's line before probing
+  // any, so the cache misses overlap. A hint only. Default: nothing.
+  virtual void Prefetch(std::string_view key) const { (void)key; }
   virtual FilterInfo info() const = 0;
   // Bytes of memory the reader holds (bit array and object).
   virtual size_t MemoryUsage() const = 0;

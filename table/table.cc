@@ -327,6 +327,10 @@ absl::Status Table::Get(
   return absl::OkStatus();
 }
 
+void Table::PrefetchFilter(std::string_view key) const {
+  if (rep_->filter != nullptr) rep_->filter->Prefetch(rep_->FilterKey(key));
+}
+
 std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options) const {
   const Rep* r = rep_.get();
   return NewTwoLevelIterator(

@@ -58,6 +58,10 @@ class Table {
       absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
       ReadStats* stats) const;
 
+  // Start loading the filter memory Get(key) will probe (FilterReader::
+  // Prefetch); a batch of lookups calls this for all its keys first.
+  void PrefetchFilter(std::string_view key) const;
+
   // Iterator over all entries. REQUIRES: the Table outlives it.
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) const;
 

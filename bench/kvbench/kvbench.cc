@@ -63,6 +63,9 @@ int Main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false));
   app.add_option("--threads", config.threads, "Threads per workload")
       ->check(CLI::Range(1, 256));
+  app.add_option("--batch_size", config.batch_size,
+                 "Keys per MultiGet in multireadrandom and multireadmissing")
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--seed", config.seed, "Seed of keys, values and order");
   app.add_option("--db", config.db,
                  "Database directory (default: a fresh temporary directory, "

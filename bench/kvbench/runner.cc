@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 #include <utility>
@@ -67,14 +68,16 @@ Options BenchConfig::MakeOptions() const {
 
 const std::vector<std::string>& AllWorkloads() {
   static const std::vector<std::string>* const kAll =
-      new std::vector<std::string>{"fillseq",    "fillrandom",  "overwrite",
-                                   "readrandom", "readmissing", "readhot",
-                                   "seekrandom", "readseq",     "compact"};
+      new std::vector<std::string>{
+          "fillseq",     "fillrandom", "overwrite",       "readrandom",
+          "readmissing", "readhot",    "multireadrandom", "multireadmissing",
+          "seekrandom",  "readseq",    "compact"};
   return *kAll;
 }
 
 bool IsReadWorkload(std::string_view name) {
-  return name == "readrandom" || name == "readmissing" || name == "readhot";
+  return name == "readrandom" || name == "readmissing" || name == "readhot" ||
+         name == "multireadrandom" || name == "multireadmissing";
 }
 
 absl::StatusOr<std::unique_ptr<Runner>> Runner::Open(
@@ -224,10 +227,11 @@ absl::Status Runner::CheckFound(const WorkloadResult& r) const {
   // deleted, so a read that misses a present key (or finds an absent one) is
   // a wrong answer, not a number to report.
   if (config_.use_existing_db) return absl::OkStatus();
-  const bool want_all =
-      r.name == "readrandom" || r.name == "readhot" || r.name == "seekrandom";
+  const bool want_all = r.name == "readrandom" || r.name == "readhot" ||
+                        r.name == "multireadrandom" || r.name == "seekrandom";
   if ((want_all && r.found != r.ops) ||
-      (r.name == "readmissing" && r.found != 0) ||
+      ((r.name == "readmissing" || r.name == "multireadmissing") &&
+       r.found != 0) ||
       (r.name == "readseq" && r.found != config_.num)) {
     return absl::InternalError(
         absl::StrCat(r.name, " found ", r.found, " keys in ", r.ops,
@@ -303,6 +307,10 @@ absl::Status Runner::Overwrite(WorkloadResult* r) {
 }
 
 absl::Status Runner::PointReads(std::string_view name, WorkloadResult* r) {
+  // multiread*: the same keys as read*, looked up config_.batch_size at a
+  // time with MultiGet; latency is per key (batch time / batch size).
+  const bool multi = name.starts_with("multi");
+  if (multi) name.remove_prefix(5);
   const bool missing = name == "readmissing";
   const bool hot = name == "readhot";
   std::optional<ZipfianGenerator> zipf;
@@ -322,6 +330,10 @@ absl::Status Runner::PointReads(std::string_view name, WorkloadResult* r) {
         std::string key(config_.key_size, '\0');
         std::string value;
         uint64_t my_found = 0, my_bytes = 0;
+        if (multi) {
+          return MultiReads(rnd, begin, end, missing, lat, prog, &found,
+                            &bytes);
+        }
         for (uint64_t i = begin; i < end; ++i) {
           if (hot) {
             keys_.Present(zipf->Next(rnd.NextDouble()), key.data());
@@ -353,6 +365,49 @@ absl::Status Runner::PointReads(std::string_view name, WorkloadResult* r) {
   r->seconds = pr.seconds;
   r->latency_us = std::move(pr.latency_us);
   r->point_reads = true;
+  return absl::OkStatus();
+}
+
+absl::Status Runner::MultiReads(Random& rnd, uint64_t begin, uint64_t end,
+                                bool missing, Histogram* lat, Progress* prog,
+                                std::atomic<uint64_t>* found,
+                                std::atomic<uint64_t>* bytes) {
+  const ReadOptions ro;
+  const size_t batch = static_cast<size_t>(config_.batch_size);
+  std::vector<std::string> keys(batch, std::string(config_.key_size, '\0'));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<std::string> values;
+  uint64_t my_found = 0, my_bytes = 0, since_progress = 0;
+  for (uint64_t i = begin; i < end;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(batch, end - i));
+    for (size_t j = 0; j < n; ++j) {
+      if (missing) {
+        keys_.Missing(rnd.Uniform(config_.num), keys[j].data());
+      } else {
+        keys_.Present(rnd.Uniform(config_.num), keys[j].data());
+      }
+    }
+    const uint64_t t0 = NowNanos();
+    const std::vector<absl::Status> statuses =
+        db_->MultiGet(ro, absl::MakeConstSpan(views.data(), n), &values);
+    lat->Add(double(NowNanos() - t0) / 1e3 / double(n));
+    for (size_t j = 0; j < n; ++j) {
+      if (statuses[j].ok()) {
+        ++my_found;
+        my_bytes += keys[j].size() + values[j].size();
+      } else if (!absl::IsNotFound(statuses[j])) {
+        return statuses[j];
+      }
+    }
+    i += n;
+    since_progress += n;
+    if (since_progress >= kProgressBatch) {
+      prog->Add(since_progress);
+      since_progress = 0;
+    }
+  }
+  *found += my_found;
+  *bytes += my_bytes;
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 // run and the workloads share it in the order given (db_bench style), so a
 // fill followed by reads measures reads of what the fill wrote.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,10 +16,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bench/kvbench/keys.h"
+#include "bench/kvbench/parallel.h"
 #include "sift/db.h"
 #include "sift/options.h"
 #include "sift/read_stats.h"
 #include "util/histogram.h"
+#include "util/random.h"
 
 namespace sift::bench {
 
@@ -39,6 +42,7 @@ struct BenchConfig {
   size_t write_buffer_size = 4 << 20;
   size_t max_file_size = 2 << 20;
   int threads = 1;
+  int batch_size = 32;  // keys per MultiGet in the multiread workloads
   uint64_t seed = 301;
   std::string db;  // empty: a fresh temporary directory, removed afterwards
   bool use_existing_db = false;
@@ -52,7 +56,8 @@ struct BenchConfig {
 
 // Names of the workloads, in the order of --help.
 const std::vector<std::string>& AllWorkloads();
-bool IsReadWorkload(std::string_view name);  // point reads via DB::Get
+// Point reads via DB::Get (read*) or DB::MultiGet (multiread*).
+bool IsReadWorkload(std::string_view name);
 
 // The outcome of one workload.
 struct WorkloadResult {
@@ -112,6 +117,12 @@ class Runner {
   absl::Status Fill(bool random, WorkloadResult* r);
   absl::Status Overwrite(WorkloadResult* r);
   absl::Status PointReads(std::string_view name, WorkloadResult* r);
+  // One thread's share [begin, end) of a multiread workload: keys drawn from
+  // `rnd` as PointReads draws them, looked up batch_size at a time.
+  absl::Status MultiReads(Random& rnd, uint64_t begin, uint64_t end,
+                          bool missing, Histogram* lat, Progress* prog,
+                          std::atomic<uint64_t>* found,
+                          std::atomic<uint64_t>* bytes);
   absl::Status SeekRandom(WorkloadResult* r);
   absl::Status ReadSeq(WorkloadResult* r);
   absl::Status Compact(WorkloadResult* r);

@@ -31,6 +31,7 @@ struct PeerSettings {
   size_t max_file_size = 2 << 20;
   double bits_per_key = 10;
   uint64_t seed = 301;
+  int batch_size = 32;  // keys per MultiGet in the multiread workloads
 };
 
 // Reads of random-access files, split by who issued them: the benchmark's
@@ -65,6 +66,23 @@ class Engine {
   // OK with *found false when the key is absent.
   virtual absl::Status Get(std::string_view key, std::string* value,
                            bool* found) = 0;
+  // Look up keys[i] for every i: (*values)[i] and found[i] as Get gives
+  // them. Default: a loop of Gets (LevelDB has no batched lookup); engines
+  // with one override this.
+  virtual absl::Status MultiGet(const std::vector<std::string_view>& keys,
+                                std::vector<std::string>* values,
+                                std::vector<bool>* found) {
+    values->resize(keys.size());
+    found->resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      bool hit = false;
+      if (absl::Status s = Get(keys[i], &(*values)[i], &hit); !s.ok()) {
+        return s;
+      }
+      (*found)[i] = hit;
+    }
+    return absl::OkStatus();
+  }
   // Tables per level (the engine's num-files-at-level<N> property).
   virtual std::vector<int> Shape() = 0;
   // Engine-specific facts for the report (memory properties, own counters).

@@ -63,6 +63,20 @@ class SiftEngine final : public Engine {
     *found = s.ok();
     return absl::IsNotFound(s) ? absl::OkStatus() : s;
   }
+  absl::Status MultiGet(const std::vector<std::string_view>& keys,
+                        std::vector<std::string>* values,
+                        std::vector<bool>* found) override {
+    const std::vector<absl::Status> statuses =
+        db_->MultiGet(ReadOptions(), keys, values);
+    found->resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      (*found)[i] = statuses[i].ok();
+      if (!statuses[i].ok() && !absl::IsNotFound(statuses[i])) {
+        return statuses[i];
+      }
+    }
+    return absl::OkStatus();
+  }
   std::vector<int> Shape() override {
     std::vector<int> shape;
     for (int level = 0;; ++level) {

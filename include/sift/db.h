@@ -5,9 +5,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/read_stats.h"
@@ -67,11 +69,26 @@ class DB {
   virtual absl::Status Get(const ReadOptions& options, std::string_view key,
                            std::string* value) = 0;
 
+  // Look up every key of `keys` at once. Returns one status per key, in
+  // input order, and resizes *values to keys.size(): (*values)[i] and the
+  // i-th status are what Get(options, keys[i], ...) would give (OK with the
+  // value, NotFound, DataLoss for damage met by that key's lookup...). All
+  // keys are read in one consistent view: options.snapshot if set, else one
+  // point in time taken for the whole batch. Duplicate keys and an empty
+  // batch are allowed. Faster than a loop of Gets: the batch pins the
+  // memtables and version once, sorts the keys, visits each table once for
+  // all its keys and overlaps their filters' cache misses. GetReadStats
+  // counts each key as one Get.
+  // REQUIRES: values != nullptr. The views in `keys` need only live for
+  // the call.
+  virtual std::vector<absl::Status> MultiGet(
+      const ReadOptions& options, absl::Span<const std::string_view> keys,
+      std::vector<std::string>* values) = 0;
+
   // An iterator over the whole database as of options.snapshot (or now), not
   // positioned: call a Seek method first. The iterator sees no later writes.
   // REQUIRES: the DB outlives the iterator.
-  virtual std::unique_ptr<Iterator> NewIterator(
-      const ReadOptions& options) = 0;
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
   // A view of the current state; reads given it see nothing written later.
   // The snapshot is owned by the DB and must be handed back with

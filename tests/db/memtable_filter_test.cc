@@ -31,7 +31,7 @@ TEST(MemTableFilterTest, NoFalseNegativesAndFewFalsePositives) {
   for (int i = 0; i < kProbes; ++i) {
     false_positives += filter.MayContain(Key(kKeys + i));
   }
-  // Blocked layout, k = 8, 17.5 bits/key: about 0.1%; allow 3x.
+  // Blocked layout, k = 6, 17.5 bits/key: about 0.1%; allow 3x.
   EXPECT_LT(false_positives, kProbes * 3 / 1000);
 }
 

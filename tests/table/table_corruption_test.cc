@@ -310,8 +310,9 @@ TEST_F(TableCorruptionTest, EveryTruncationIsRejectedNamingTheFile) {
 }
 
 TEST_F(TableCorruptionTest, FileSizeLargerThanTheFileIsRejected) {
-  auto table = Table::Open(options_, std::make_unique<StringFile>(bytes_),
-                           bytes_.size() + 100, kName);
+  auto table =
+      Table::Open(options_, std::make_unique<StringFile>(bytes_, false),
+                  bytes_.size() + 100, kName);
   ASSERT_FALSE(table.ok());
   EXPECT_TRUE(absl::IsDataLoss(table.status()));
   EXPECT_TRUE(NamesFile(table.status()));
