@@ -70,8 +70,7 @@ class DB {
   // An iterator over the whole database as of options.snapshot (or now), not
   // positioned: call a Seek method first. The iterator sees no later writes.
   // REQUIRES: the DB outlives the iterator.
-  virtual std::unique_ptr<Iterator> NewIterator(
-      const ReadOptions& options) = 0;
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
   // A view of the current state; reads given it see nothing written later.
   // The snapshot is owned by the DB and must be handed back with
@@ -100,6 +99,12 @@ class DB {
   //   "sift.filter-memory-bytes"     bytes of filters held by open tables
   //   "sift.sstables"                every live table by level
   //   "sift.approximate-memory-usage" memtables + block cache
+  //   "sift.recovery"                what Open's log replay did, one
+  //                                  "name: value" line each: logs and
+  //                                  records replayed; if damage stopped it
+  //                                  (doc/durability.md), the first error,
+  //                                  records and bytes left out, and the
+  //                                  NNNNNN.log.damaged files kept aside
   virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
 };
 
