@@ -162,10 +162,11 @@ absl::Status ReplayWals(Env* env, std::string_view dbname,
   if (damaged && options.info) {
     options.info(absl::StrCat(
         "WAL damage: ", report->first_error,
-        "; replay stopped there (point-in-time recovery): ",
-        report->records_dropped, " intact records in ", report->bytes_dropped,
-        " bytes after it were not replayed, in ",
-        report->unreplayed_logs.size(), " log(s)"));
+        "; replay stopped there (point-in-time recovery): the damaged record "
+        "and ",
+        report->records_dropped, " intact records after it (",
+        report->bytes_dropped, " bytes in ", report->unreplayed_logs.size(),
+        " log(s)) were not replayed"));
   }
   return absl::OkStatus();
 }

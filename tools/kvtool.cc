@@ -35,7 +35,9 @@ namespace {
 
 int PrintHelp(CLI::App& app, const std::string& topic) {
   if (topic.empty()) {
-    std::cout << app.help();
+    // Not app.help(): it describes the selected subcommand, i.e. help itself.
+    std::cout << app.get_formatter()->make_help(&app, app.get_name(),
+                                                CLI::AppFormatMode::Normal);
     return kExitOk;
   }
   for (const CLI::App* sub : app.get_subcommands({})) {

@@ -81,12 +81,12 @@ absl::Status ReadOnlyDB::Load() {
                  &last_sequence_, &replay_);
   if (!s.ok()) return s;
   if (replay_.stopped_at_damage) {
-    log_damage_.push_back(
-        absl::StrCat(replay_.first_error,
-                     "; read only the writes before it (as Open "
-                     "would): ",
-                     replay_.records_dropped, " records in ",
-                     replay_.bytes_dropped, " bytes after it left out"));
+    log_damage_.push_back(absl::StrCat(
+        replay_.first_error,
+        "; showing only the writes before it, as Open would (left out: the "
+        "damaged record and ",
+        replay_.records_dropped, " intact records after it, ",
+        replay_.bytes_dropped, " bytes)"));
   }
   return absl::OkStatus();
 }
