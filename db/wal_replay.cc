@@ -54,6 +54,24 @@ uint64_t CountRest(log::Reader& reader) {
   return n;
 }
 
+// Decode `record` into *batch and insert it into the target's memtable,
+// raising *max_sequence. A DataLossError if the batch does not decode, in
+// which case nothing was inserted.
+absl::Status InsertBatch(std::string_view record, ReplayTarget* target,
+                         WriteBatch* batch, SequenceNumber* max_sequence) {
+  absl::Status s = WriteBatchInternal::SetContents(batch, record);
+  if (s.ok()) {
+    s = WriteBatchInternal::InsertInto(batch, target->MemTableForInsert());
+  }
+  if (!s.ok()) return s;
+  const uint32_t count = WriteBatchInternal::Count(batch);
+  if (count > 0) {
+    *max_sequence = std::max(*max_sequence,
+                             WriteBatchInternal::Sequence(batch) + count - 1);
+  }
+  return absl::OkStatus();
+}
+
 // Replays one log; sets *damaged if it stopped at damage (and then counts
 // what it dropped into *report).
 absl::Status ReplayWal(Env* env, const std::string& fname,
@@ -76,25 +94,16 @@ absl::Status ReplayWal(Env* env, const std::string& fname,
       records_after_damage = 1;
       break;
     }
-    absl::Status s = WriteBatchInternal::SetContents(&batch, record);
-    if (s.ok()) {
-      s = WriteBatchInternal::InsertInto(&batch, target->MemTableForInsert());
-    }
-    if (!s.ok()) {
+    if (absl::Status s = InsertBatch(record, target, &batch, max_sequence);
+        !s.ok()) {
       // The record passed its checksum: damage from before it was written.
-      // InsertInto applied nothing.
       reporter.SetDamage({log::Problem::Kind::kDamage,
                           reader.LastRecordOffset(), record.size(),
                           absl::StrCat("bad write batch: ", s.message())});
       break;
     }
     ++records;
-    const uint32_t count = WriteBatchInternal::Count(&batch);
-    if (count > 0) {
-      *max_sequence = std::max(
-          *max_sequence, WriteBatchInternal::Sequence(&batch) + count - 1);
-    }
-    if (s = target->BatchApplied(); !s.ok()) return s;
+    if (absl::Status s = target->BatchApplied(); !s.ok()) return s;
   }
   if (!reader.status().ok()) return reader.status();
   report->logs_replayed += 1;
