@@ -73,10 +73,11 @@ std::string StatsText(DBState& state) {
                   state.table_cache->NumOpenTables(), " open tables\n");
   if (recovery.logs_replayed > 0) {
     absl::StrAppend(&out, "Recovery: ", recovery.logs_replayed, " WALs, ",
-                    recovery.records_replayed, " records replayed, ",
-                    recovery.bytes_dropped, " damaged bytes dropped");
-    if (!recovery.first_error.empty()) {
-      absl::StrAppend(&out, " (first: ", recovery.first_error, ")");
+                    recovery.records_replayed, " records replayed");
+    if (recovery.stopped_at_damage) {
+      absl::StrAppend(&out, "; stopped at damage, ", recovery.records_dropped,
+                      " records in ", recovery.bytes_dropped,
+                      " bytes not replayed (", recovery.first_error, ")");
     }
     absl::StrAppend(&out, "\n");
   }
@@ -107,6 +108,10 @@ std::optional<std::string> GetDBProperty(DBState& state,
     return absl::StrCat(state.versions->NumLevelFiles(static_cast<int>(level)));
   }
   if (name == "stats") return StatsText(state);
+  if (name == "recovery") {
+    MutexLock lock(&state.mutex);
+    return RecoveryReportText(state.recovery);
+  }
   if (name == "filter-memory-bytes") {
     return absl::StrCat(state.table_cache->FilterMemoryUsage());
   }

@@ -20,6 +20,10 @@ namespace sift {
 //   sift.filter-memory-bytes       filter bytes held by open tables
 //   sift.sstables                  every live table by level
 //   sift.approximate-memory-usage  memtables + block cache, in bytes
+//   sift.recovery                  what Open's WAL replay did: logs and
+//                                  records replayed; if damage stopped it, the
+//                                  first error, the records and bytes left out
+//                                  and the files they were kept aside as
 //
 // Thread safety: takes state.mutex briefly.
 std::optional<std::string> GetDBProperty(DBState& state, std::string_view name)

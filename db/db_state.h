@@ -36,6 +36,7 @@
 #include "db/super_version.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
+#include "db/wal_replay.h"
 #include "sift/env.h"
 #include "sift/options.h"
 #include "util/cache.h"
@@ -46,14 +47,6 @@ namespace sift {
 
 // Options with defaults filled in (env) and values clamped to sane ranges.
 Options SanitizeOptions(const Options& src);
-
-// What replaying the write-ahead logs found at Open.
-struct RecoveryReport {
-  uint64_t logs_replayed = 0;
-  uint64_t records_replayed = 0;
-  uint64_t bytes_dropped = 0;  // damaged log bytes skipped
-  std::string first_error;     // the first damage reported, if any
-};
 
 class DBState {
  public:

@@ -45,6 +45,10 @@ std::string LogFileName(std::string_view dbname, uint64_t number) {
   return Child(dbname, Digits(number) + ".log");
 }
 
+std::string DamagedLogFileName(std::string_view dbname, uint64_t number) {
+  return Child(dbname, Digits(number) + ".log.damaged");
+}
+
 std::string TableFileName(std::string_view dbname, uint64_t number) {
   return Child(dbname, Digits(number) + ".sst");
 }
@@ -105,6 +109,8 @@ bool ParseFileName(std::string_view filename, uint64_t* number,
   FileType t;
   if (suffix == ".log") {
     t = FileType::kLogFile;
+  } else if (suffix == ".log.damaged") {
+    t = FileType::kDamagedLogFile;
   } else if (suffix == ".sst") {
     t = FileType::kTableFile;
   } else if (suffix == ".dbtmp") {
@@ -115,6 +121,36 @@ bool ParseFileName(std::string_view filename, uint64_t* number,
   *number = n;
   *type = t;
   return true;
+}
+
+absl::StatusOr<uint64_t> ReadCurrentFile(Env* env, std::string_view dbname) {
+  const std::string fname = CurrentFileName(dbname);
+  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
+      env->NewSequentialFile(fname);
+  if (!file.ok()) return file.status();
+  std::string contents;
+  auto scratch = std::make_unique<char[]>(kMaxCurrentFileSize + 1);
+  while (contents.size() <= kMaxCurrentFileSize) {
+    std::string_view got;
+    if (absl::Status s =
+            (*file)->Read(kMaxCurrentFileSize + 1, &got, scratch.get());
+        !s.ok()) {
+      return s;
+    }
+    if (got.empty()) break;
+    contents.append(got.data(), got.size());
+  }
+  uint64_t number = 0;
+  FileType type;
+  if (contents.size() > kMaxCurrentFileSize || contents.empty() ||
+      contents.back() != '\n' ||
+      !ParseFileName(std::string_view(contents).substr(0, contents.size() - 1),
+                     &number, &type) ||
+      type != FileType::kDescriptorFile) {
+    return absl::DataLossError(absl::StrCat(
+        fname, ": damaged (expected one line naming a MANIFEST file)"));
+  }
+  return number;
 }
 
 absl::Status SetCurrentFile(Env* env, const std::string& dbname,

@@ -20,7 +20,30 @@ enum : int {
   kSkipped = kMaxRecordType + 2,
 };
 
+// A fragment with a known type whose checksum matches starts `bytes`.
+bool IsIntactFragment(std::string_view bytes) {
+  if (bytes.size() < kHeaderSize) return false;
+  const char* h = bytes.data();
+  const size_t len = static_cast<uint8_t>(h[4]) |
+                     (static_cast<size_t>(static_cast<uint8_t>(h[5])) << 8);
+  const auto type = static_cast<uint8_t>(h[6]);
+  if (type == kZeroType || type > kMaxRecordType) return false;
+  if (kHeaderSize + len > bytes.size()) return false;
+  return Checksum32(std::string_view(h + 6, 1 + len)) == DecodeFixed32(h);
+}
+
 }  // namespace
+
+void Reader::Reporter::Corruption(size_t /*bytes*/,
+                                  const absl::Status& /*status*/) {}
+
+void Reader::Reporter::Report(const Problem& problem) {
+  if (problem.kind != Problem::Kind::kDamage) return;
+  Corruption(static_cast<size_t>(problem.bytes),
+             absl::DataLossError(absl::StrCat(
+                 "log record at offset ", problem.offset, ": ", problem.reason,
+                 " (", problem.bytes, " bytes dropped)")));
+}
 
 struct Reader::Rep {
   Rep(SequentialFile* f, Reporter* r, bool checksums, uint64_t offset)
@@ -37,7 +60,14 @@ struct Reader::Rep {
   bool SkipToInitialBlock();
   // Tell the reporter about `bytes` at file offset `offset` dropped for
   // `reason`, unless they start before initial_offset (not asked for).
-  void ReportDrop(uint64_t offset, uint64_t bytes, std::string_view reason);
+  void ReportDrop(uint64_t offset, uint64_t bytes, std::string_view reason) {
+    Report(Problem::Kind::kDamage, offset, bytes, reason);
+  }
+  void ReportTorn(uint64_t offset, uint64_t bytes, std::string_view reason) {
+    Report(Problem::Kind::kTornTail, offset, bytes, reason);
+  }
+  void Report(Problem::Kind kind, uint64_t offset, uint64_t bytes,
+              std::string_view reason);
   // `buffer` starts with a header whose length runs past the end of the file.
   // Returns buffer.size() if the fragment is complete apart from its length
   // field (its checksum matches over everything up to the end of the file),
@@ -64,14 +94,10 @@ struct Reader::Rep {
   absl::Status status;
 };
 
-void Reader::Rep::ReportDrop(uint64_t offset, uint64_t bytes,
-                             std::string_view reason) {
+void Reader::Rep::Report(Problem::Kind kind, uint64_t offset, uint64_t bytes,
+                         std::string_view reason) {
   if (reporter == nullptr || offset < initial_offset) return;
-  reporter->Corruption(
-      static_cast<size_t>(bytes),
-      absl::DataLossError(absl::StrCat("log record at offset ", offset, ": ",
-                                       std::string(reason), " (", bytes,
-                                       " bytes dropped)")));
+  reporter->Report(Problem{kind, offset, bytes, std::string(reason)});
 }
 
 size_t Reader::Rep::FindIntactAfterBadLength() const {
@@ -81,15 +107,7 @@ size_t Reader::Rep::FindIntactAfterBadLength() const {
     return buffer.size();
   }
   for (size_t q = kHeaderSize; q + kHeaderSize <= buffer.size(); ++q) {
-    const char* h = buffer.data() + q;
-    const size_t len = static_cast<uint8_t>(h[4]) |
-                       (static_cast<size_t>(static_cast<uint8_t>(h[5])) << 8);
-    const auto type = static_cast<uint8_t>(h[6]);
-    if (type == kZeroType || type > kMaxRecordType) continue;
-    if (q + kHeaderSize + len > buffer.size()) continue;
-    if (Checksum32(std::string_view(h + 6, 1 + len)) == DecodeFixed32(h)) {
-      return q;
-    }
+    if (IsIntactFragment(buffer.substr(q))) return q;
   }
   return std::string_view::npos;
 }
@@ -115,6 +133,13 @@ int Reader::Rep::ReadPhysicalRecord(std::string_view* fragment) {
     if (buffer.size() < kHeaderSize) {
       // Whatever is left is a block's zero tail or, at the end of the file, a
       // header cut short by a crash: neither is damage.
+      if (eof && !buffer.empty()) {
+        ReportTorn(BufferOffset(), buffer.size(),
+                   absl::StrCat("record header cut short by the end of the "
+                                "file after ",
+                                buffer.size(), " of ", kHeaderSize,
+                                " bytes (torn write)"));
+      }
       buffer = {};
       if (eof || !status.ok()) return kEof;
       absl::Status s = file->Read(kBlockSize, &buffer, backing.get());
@@ -141,11 +166,26 @@ int Reader::Rep::ReadPhysicalRecord(std::string_view* fragment) {
       // cut short. But a damaged length byte looks the same, and taking it for
       // a torn tail would silently drop every record after it. A crash leaves
       // nothing intact behind the torn fragment, so look for something intact.
+      // A torn write still has a whole header with a known type: an unknown
+      // one is damage (or not a log at all).
+      const bool known_type = type != kZeroType && type <= kMaxRecordType;
+      if (eof && !known_type) {
+        buffer = {};
+        ReportDrop(offset, dropped,
+                   absl::StrCat("unknown fragment type ",
+                                static_cast<int>(type), " with length ", length,
+                                offset == 0 ? " (not a sift log?)" : ""));
+        return kSkipped;
+      }
       if (eof) {
         const size_t intact = verify_checksums ? FindIntactAfterBadLength()
                                                : std::string_view::npos;
         if (intact == std::string_view::npos) {
           buffer = {};
+          ReportTorn(offset, dropped,
+                     absl::StrCat("record fragment of ", length,
+                                  " bytes cut short by the end of the file "
+                                  "(torn write)"));
           return kEof;
         }
         ReportDrop(offset, intact, "bad record length");
@@ -153,7 +193,9 @@ int Reader::Rep::ReadPhysicalRecord(std::string_view* fragment) {
         return kSkipped;
       }
       buffer = {};
-      ReportDrop(offset, dropped, "bad record length");
+      ReportDrop(offset, dropped,
+                 absl::StrCat("record length ", length,
+                              " runs past the end of its 32 KiB block"));
       return kSkipped;
     }
 
@@ -168,12 +210,17 @@ int Reader::Rep::ReadPhysicalRecord(std::string_view* fragment) {
       const uint32_t actual =
           Checksum32(std::string_view(header + 6, 1 + length));
       if (actual != expected) {
-        // The length may be the damaged field, so nothing else in this block
-        // can be trusted: drop the rest of it.
+        // The length may be the damaged field: resume behind the fragment
+        // only if an intact fragment starts there, else nothing else in this
+        // block can be trusted and the rest of it is dropped.
         const uint64_t offset = BufferOffset();
-        const size_t dropped = buffer.size();
-        buffer = {};
-        ReportDrop(offset, dropped, "checksum mismatch");
+        const size_t next = kHeaderSize + length;
+        const size_t dropped =
+            IsIntactFragment(buffer.substr(next)) ? next : buffer.size();
+        buffer.remove_prefix(dropped);
+        ReportDrop(offset, dropped,
+                   absl::StrCat("checksum mismatch in fragment of ", length,
+                                " bytes (type ", static_cast<int>(type), ")"));
         return kSkipped;
       }
     }
@@ -271,6 +318,11 @@ bool Reader::ReadRecord(std::string_view* record, std::string* scratch) {
       case kEof:
         // A record whose LAST fragment never made it to the file is the write
         // a crash interrupted: end of log, not damage.
+        if (in_fragmented_record && r.eof && r.status.ok()) {
+          r.ReportTorn(record_start, r.end_of_buffer_offset - record_start,
+                       "record's last fragment is missing: the file ends "
+                       "(torn write)");
+        }
         scratch->clear();
         return false;
 

@@ -11,13 +11,33 @@
 
 namespace sift::log {
 
-// Reads the records of a log file in order.
+// A problem found while reading a log.
+struct Problem {
+  enum class Kind {
+    // Bytes that cannot be read as records: bad checksum, impossible length,
+    // fragment out of order, unknown type.
+    kDamage,
+    // The file ends inside a record (its header, its payload, or before its
+    // last fragment): the write a crash interrupted. The end of the log, not
+    // an error.
+    kTornTail,
+  };
+  Kind kind = Kind::kDamage;
+  uint64_t offset = 0;  // file offset of the first byte dropped
+  uint64_t bytes = 0;   // bytes dropped from there
+  std::string reason;   // what is wrong, without file name or offset
+};
+
+// Reads the records of a log file in order; the one parser of the framing in
+// log_format.h, for recovery, the MANIFEST and kvtool alike.
 //
 // Damage handling: a record cut short at the end of the file (the write that
-// was in progress at a crash) ends the log cleanly and is not reported. Any
-// other damage (bad checksum, impossible length, fragment out of order) is
-// reported to the Reporter with the number of bytes dropped, and reading
-// resumes at the next intact record.
+// was in progress at a crash) ends the log and is reported as a torn tail.
+// Any other damage is reported as damage with the bytes dropped, and reading
+// resumes at the next intact fragment. A caller that must not go past damage
+// (recovery: its state has to be a prefix of what was written) stops at the
+// first damage its Reporter sees: the reporter is told before ReadRecord
+// returns any record that follows the damage.
 //
 // Thread safety: not safe for concurrent use.
 class Reader {
@@ -25,9 +45,13 @@ class Reader {
   class Reporter {
    public:
     virtual ~Reporter() = default;
-    // `bytes` were dropped because of `status` (a DataLossError naming the
-    // offset).
-    virtual void Corruption(size_t bytes, const absl::Status& status) = 0;
+    // Damage: `bytes` were dropped because of `status` (a DataLossError
+    // naming the offset). Default: nothing.
+    virtual void Corruption(size_t bytes, const absl::Status& status);
+    // Every problem, damage and torn tail, with its offset: the diagnostic
+    // view (kvtool). Default: damage goes to Corruption; a torn tail, which
+    // is not an error, is dropped.
+    virtual void Report(const Problem& problem);
   };
 
   // `file` and `reporter` (may be nullptr) are not owned and must outlive the
@@ -47,7 +71,7 @@ class Reader {
   uint64_t LastRecordOffset() const;
 
   // The error that stopped reading, if reading the file failed (not damage:
-  // damage goes to the Reporter).
+  // damage goes to the Reporter, and so does this error, via Corruption).
   absl::Status status() const;
 
  private:

@@ -8,53 +8,96 @@
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
 #include "db/flush.h"
-#include "db/log_reader.h"
 #include "db/obsolete_files.h"
-#include "db/write_batch_internal.h"
-#include "sift/write_batch.h"
+#include "db/wal_replay.h"
 
 namespace sift {
 namespace {
 
-// Collects the damage a log::Reader reports while a WAL is replayed.
-class ReplayReporter final : public log::Reader::Reporter {
+// Replayed batches go into a memtable created on demand; a full one is
+// flushed to a level-0 table recorded in `edit`.
+class RecoveryTarget final : public ReplayTarget {
  public:
-  ReplayReporter(const DBState& state, std::string fname, bool paranoid)
-      : state_(state), fname_(std::move(fname)), paranoid_(paranoid) {}
+  RecoveryTarget(DBState& state, VersionEdit* edit)
+      : state_(state), edit_(edit) {}
 
-  void Corruption(size_t bytes, const absl::Status& status) override {
-    bytes_dropped_ += bytes;
-    const std::string what =
-        absl::StrCat(fname_, ": ", paranoid_ ? "" : "dropping ", bytes,
-                     " bytes: ", status.message());
-    state_.Log(absl::StrCat("WAL damage: ", what));
-    if (first_error_.empty()) first_error_ = what;
-    if (paranoid_ && status_.ok()) status_ = absl::DataLossError(what);
+  MemTable* MemTableForInsert() override {
+    if (mem_ == nullptr) mem_ = state_.NewMemTable();
+    return mem_.get();
   }
 
-  // Under paranoid_checks, the first damage as an error; else OK.
-  const absl::Status& status() const { return status_; }
-  uint64_t bytes_dropped() const { return bytes_dropped_; }
-  const std::string& first_error() const { return first_error_; }
+  absl::Status BatchApplied() override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex) {
+    if (mem_->ApproximateMemoryUsage() <= state_.options.write_buffer_size) {
+      return absl::OkStatus();
+    }
+    return Flush();
+  }
+
+  // Write what is left in the memtable to a table.
+  absl::Status Flush() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex) {
+    if (mem_ == nullptr || mem_->NumEntries() == 0) return absl::OkStatus();
+    absl::Status s =
+        WriteMemTableToTable(state_, mem_.get(), edit_, /*base=*/nullptr);
+    mem_.reset();
+    return s;
+  }
 
  private:
-  const DBState& state_;
-  const std::string fname_;
-  const bool paranoid_;
-  absl::Status status_;
-  uint64_t bytes_dropped_ = 0;
-  std::string first_error_;
+  DBState& state_;
+  VersionEdit* const edit_;
+  std::shared_ptr<MemTable> mem_;
 };
+
+// Copy `from` to `to` and sync the copy.
+absl::Status CopyFile(Env* env, const std::string& from,
+                      const std::string& to) {
+  absl::StatusOr<std::unique_ptr<SequentialFile>> in =
+      env->NewSequentialFile(from);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<std::unique_ptr<WritableFile>> out = env->NewWritableFile(to);
+  if (!out.ok()) return out.status();
+  constexpr size_t kChunk = 1 << 16;
+  auto scratch = std::make_unique<char[]>(kChunk);
+  absl::Status s;
+  while (s.ok()) {
+    std::string_view got;
+    s = (*in)->Read(kChunk, &got, scratch.get());
+    if (!s.ok() || got.empty()) break;
+    s = (*out)->Append(got);
+  }
+  if (s.ok()) s = (*out)->Sync();
+  absl::Status close = (*out)->Close();
+  return s.ok() ? close : s;
+}
 
 }  // namespace
 
 absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
                            std::unique_ptr<WritableFile>* wal) {
-  Env* const env = state_.env;
-  const Options& options = state_.options;
-  const std::string& dbname = state_.dbname;
+  if (absl::Status s = PrepareDirectory(lock); !s.ok()) return s;
+  absl::StatusOr<std::vector<std::string>> children =
+      state_.env->GetChildren(state_.dbname);
+  if (!children.ok()) return children.status();
 
-  if (options.create_if_missing) {
+  VersionEdit edit;
+  if (absl::Status s = LoadVersion(*children, &edit); !s.ok()) return s;
+  if (absl::Status s = ReplayLogs(*children, &edit); !s.ok()) return s;
+  if (absl::Status s = KeepAsideUnreplayedLogs(); !s.ok()) return s;
+  if (absl::Status s = InstallNewLog(&edit, wal); !s.ok()) return s;
+
+  DeleteObsoleteFiles(state_);
+  state_.Log(absl::StrCat(
+      "opened ", state_.dbname, ": replayed ", state_.recovery.logs_replayed,
+      " WALs, last sequence ", state_.versions->LastSequence(), "; ",
+      state_.versions->LevelSummary()));
+  return absl::OkStatus();
+}
+
+absl::Status Recovery::PrepareDirectory(std::unique_ptr<FileLock>* lock) {
+  Env* const env = state_.env;
+  const std::string& dbname = state_.dbname;
+  if (state_.options.create_if_missing) {
     if (absl::Status s = env->CreateDir(dbname); !s.ok()) return s;
   } else if (!env->FileExists(CurrentFileName(dbname))) {
     // Say "no database" before trying to lock (which would create LOCK),
@@ -69,93 +112,110 @@ absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
   }
   if (absl::Status s = Lock(lock); !s.ok()) return s;
   OpenInfoLog();
+  return absl::OkStatus();
+}
 
-  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dbname);
-  if (!children.ok()) return children.status();
-
-  VersionEdit edit;
-  const bool exists = env->FileExists(CurrentFileName(dbname));
-  if (!exists) {
-    if (absl::Status s = CheckNoOrphanedData(*children); !s.ok()) return s;
+absl::Status Recovery::LoadVersion(const std::vector<std::string>& children,
+                                   VersionEdit* edit) {
+  const Options& options = state_.options;
+  const std::string& dbname = state_.dbname;
+  if (!state_.env->FileExists(CurrentFileName(dbname))) {
+    if (absl::Status s = CheckNoOrphanedData(children); !s.ok()) return s;
     if (!options.create_if_missing) {
       return absl::InvalidArgumentError(absl::StrCat(
           dbname, ": no database here (create_if_missing is false)"));
     }
-    // The first LogAndApply below writes the first MANIFEST and CURRENT.
-    edit.SetComparatorName(state_.icmp.user_comparator()->Name());
+    // The first LogAndApply writes the first MANIFEST and CURRENT.
+    edit->SetComparatorName(state_.icmp.user_comparator()->Name());
     state_.Log(absl::StrCat("creating database ", dbname));
-  } else {
-    if (options.error_if_exists) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(dbname, ": database exists (error_if_exists is true)"));
-    }
-    bool save_manifest = false;
-    if (absl::Status s = state_.versions->Recover(&save_manifest); !s.ok()) {
-      return s;
-    }
-    if (absl::Status s = CheckTablesPresent(*children); !s.ok()) return s;
+    return absl::OkStatus();
   }
+  if (options.error_if_exists) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(dbname, ": database exists (error_if_exists is true)"));
+  }
+  bool save_manifest = false;
+  if (absl::Status s = state_.versions->Recover(&save_manifest); !s.ok()) {
+    return s;
+  }
+  return CheckTablesPresent(children);
+}
 
+absl::Status Recovery::ReplayLogs(const std::vector<std::string>& children,
+                                  VersionEdit* edit) {
   // WALs newer than the last flush, oldest first. Also make sure no file
   // number on disk is handed out again.
   std::vector<uint64_t> logs;
-  for (const std::string& name : *children) {
+  for (const std::string& name : children) {
     uint64_t number = 0;
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
     state_.versions->MarkFileNumberUsed(number);
     if (type == FileType::kLogFile &&
-        (number >= state_.versions->LogNumber() ||
-         number == state_.versions->PrevLogNumber())) {
+        IsLiveLog(number, state_.versions->LogNumber())) {
       logs.push_back(number);
     }
   }
   std::sort(logs.begin(), logs.end());
 
-  std::shared_ptr<MemTable> mem;
+  WalReplayOptions options;
+  options.fail_on_damage = state_.options.paranoid_checks;
+  options.info = [this](const std::string& line) { state_.Log(line); };
+  RecoveryTarget target(state_, edit);
   SequenceNumber max_sequence = state_.versions->LastSequence();
-  for (uint64_t number : logs) {
-    if (absl::Status s = ReplayLog(number, &mem, &max_sequence, &edit);
-        !s.ok()) {
-      return s;
-    }
-  }
-  if (mem != nullptr && mem->NumEntries() > 0) {
-    if (absl::Status s = WriteMemTableToTable(state_, mem.get(), &edit,
-                                              /*base=*/nullptr);
-        !s.ok()) {
-      return s;
-    }
-  }
+  absl::Status s = ReplayWals(state_.env, state_.dbname, logs, options, &target,
+                              &max_sequence, &state_.recovery);
+  if (s.ok()) s = target.Flush();
+  if (!s.ok()) return s;
   if (max_sequence > state_.versions->LastSequence()) {
     state_.versions->SetLastSequence(max_sequence);
   }
+  return absl::OkStatus();
+}
 
+absl::Status Recovery::KeepAsideUnreplayedLogs() {
+  RecoveryReport& report = state_.recovery;
+  for (uint64_t number : report.unreplayed_logs) {
+    const std::string kept = DamagedLogFileName(state_.dbname, number);
+    absl::Status s =
+        CopyFile(state_.env, LogFileName(state_.dbname, number), kept);
+    if (!s.ok()) {
+      // Without the copy the new MANIFEST would make the only copy of the
+      // dropped writes obsolete: refuse to open instead.
+      return absl::Status(
+          s.code(), absl::StrCat("cannot keep the log recovery stopped at "
+                                 "aside as ",
+                                 kept, ": ", s.message()));
+    }
+    report.kept_aside.push_back(kept.substr(state_.dbname.size() + 1));
+    state_.Log(absl::StrCat("kept the unreplayed WAL aside as ", kept));
+  }
+  if (report.kept_aside.empty()) return absl::OkStatus();
+  return state_.env->SyncDir(state_.dbname);
+}
+
+absl::Status Recovery::InstallNewLog(VersionEdit* edit,
+                                     std::unique_ptr<WritableFile>* wal) {
   // The new MANIFEST names the WAL to come; the replayed WALs are now in
   // tables and become obsolete. The WAL itself is created after the MANIFEST
   // is durable: a crash in between leaves a database with no WAL to replay,
   // which is fine, where the other order could leave a WAL without CURRENT.
   const uint64_t log_number = state_.versions->NewFileNumber();
-  edit.SetLogNumber(log_number);
-  edit.SetPrevLogNumber(0);
-  absl::Status s = state_.versions->LogAndApply(&edit, &state_.mutex);
-  for (const auto& [level, meta] : edit.new_files()) {
+  edit->SetLogNumber(log_number);
+  edit->SetPrevLogNumber(0);
+  absl::Status s = state_.versions->LogAndApply(edit, &state_.mutex);
+  for (const auto& [level, meta] : edit->new_files()) {
     if (s.ok()) state_.pending_outputs.erase(meta.number);
   }
   if (!s.ok()) return s;
 
   absl::StatusOr<std::unique_ptr<WritableFile>> file =
-      env->NewWritableFile(LogFileName(dbname, log_number));
+      state_.env->NewWritableFile(LogFileName(state_.dbname, log_number));
   if (!file.ok()) return file.status();
   // The WAL's name must be durable before a synced write to it counts.
-  if (s = env->SyncDir(dbname); !s.ok()) return s;
+  if (s = state_.env->SyncDir(state_.dbname); !s.ok()) return s;
   *wal = *std::move(file);
   state_.SetMemTable(state_.NewMemTable(), log_number);
-
-  DeleteObsoleteFiles(state_);
-  state_.Log(absl::StrCat(
-      "opened ", dbname, ": replayed ", logs.size(), " WALs, last sequence ",
-      state_.versions->LastSequence(), "; ", state_.versions->LevelSummary()));
   return absl::OkStatus();
 }
 
@@ -190,7 +250,8 @@ absl::Status Recovery::CheckNoOrphanedData(
     uint64_t number = 0;
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
-    if (type == FileType::kTableFile || type == FileType::kLogFile) {
+    if (type == FileType::kTableFile || type == FileType::kLogFile ||
+        type == FileType::kDamagedLogFile) {
       return absl::DataLossError(absl::StrCat(
           state_.dbname, ": CURRENT is missing but the directory holds ", name,
           "; refusing to create an empty database over existing data"));
@@ -223,59 +284,6 @@ absl::Status Recovery::CheckTablesPresent(
   return absl::DataLossError(
       absl::StrCat(state_.dbname, ": ", expected.size(),
                    " table(s) named by the MANIFEST are missing: ", missing));
-}
-
-absl::Status Recovery::ReplayLog(uint64_t number,
-                                 std::shared_ptr<MemTable>* mem,
-                                 SequenceNumber* max_sequence,
-                                 VersionEdit* edit) {
-  const std::string fname = LogFileName(state_.dbname, number);
-  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
-      state_.env->NewSequentialFile(fname);
-  if (!file.ok()) return file.status();
-
-  ReplayReporter reporter(state_, fname, state_.options.paranoid_checks);
-  log::Reader reader(file->get(), &reporter, /*verify_checksums=*/true);
-  std::string scratch;
-  std::string_view record;
-  WriteBatch batch;
-  uint64_t records = 0;
-  absl::Status s;
-  while (reader.ReadRecord(&record, &scratch) && reporter.status().ok()) {
-    const uint64_t offset = reader.LastRecordOffset();
-    s = WriteBatchInternal::SetContents(&batch, record);
-    if (*mem == nullptr) *mem = state_.NewMemTable();
-    if (s.ok()) s = WriteBatchInternal::InsertInto(&batch, mem->get());
-    if (!s.ok()) {
-      // The record passed its checksum, so this is damage from before it
-      // was written; treat it like other damage. InsertInto applied nothing.
-      reporter.Corruption(record.size(), absl::DataLossError(absl::StrCat(
-                                             "bad batch in record at offset ",
-                                             offset, ": ", s.message())));
-      s = absl::OkStatus();
-      continue;
-    }
-    ++records;
-    const uint32_t count = WriteBatchInternal::Count(&batch);
-    if (count > 0) {
-      *max_sequence = std::max(
-          *max_sequence, WriteBatchInternal::Sequence(&batch) + count - 1);
-    }
-    if ((*mem)->ApproximateMemoryUsage() > state_.options.write_buffer_size) {
-      s = WriteMemTableToTable(state_, mem->get(), edit, /*base=*/nullptr);
-      mem->reset();
-      if (!s.ok()) return s;
-    }
-  }
-  if (!reporter.status().ok()) return reporter.status();
-  if (!reader.status().ok()) return reader.status();
-
-  RecoveryReport& report = state_.recovery;
-  report.logs_replayed += 1;
-  report.records_replayed += records;
-  report.bytes_dropped += reporter.bytes_dropped();
-  if (report.first_error.empty()) report.first_error = reporter.first_error();
-  return absl::OkStatus();
 }
 
 }  // namespace sift

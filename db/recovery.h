@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -24,12 +25,16 @@ namespace sift {
 //      error_if_exists fails, else VersionSet::Recover (a missing or damaged
 //      MANIFEST is DataLossError) and a check that every table the version
 //      names exists;
-//   3. replay the WALs not yet covered by tables (numbers >= the log number)
-//      in order into memtables, flushing each full one to a level-0 table. A
-//      record cut short at the end of a log (a write torn by a crash) ends
-//      the log cleanly. Damage elsewhere is reported in the LOG file and in
-//      state.recovery, and the damaged bytes are skipped, unless
-//      paranoid_checks, where it fails Open with DataLossError;
+//   3. replay the WALs not yet covered by tables (IsLiveLog) in order into
+//      memtables, flushing each full one to a level-0 table. A record cut
+//      short at the end of a log (a write torn by a crash) ends the log
+//      cleanly. Replay is point-in-time (wal_replay.h): it stops at the
+//      first damaged record and replays nothing after it, in that log or a
+//      later one, so the state is a prefix of what was written. What was
+//      left out is reported in the LOG file and in state.recovery (the
+//      sift.recovery property), and the logs not fully replayed are copied
+//      to NNNNNN.log.damaged before the originals become obsolete. Under
+//      paranoid_checks damage fails Open with DataLossError instead;
 //   4. flush what is left, record the tables, the last sequence and a fresh
 //      WAL number in a new MANIFEST, create that WAL and delete obsolete
 //      files.
@@ -51,16 +56,31 @@ class Recovery {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
  private:
+  // Step 1, and the "no database here" check that comes before the lock.
+  absl::Status PrepareDirectory(std::unique_ptr<FileLock>* lock);
   absl::Status Lock(std::unique_ptr<FileLock>* lock);
   void OpenInfoLog();
+  // Step 2: load the version, or start *edit for a new database.
+  absl::Status LoadVersion(const std::vector<std::string>& children,
+                           VersionEdit* edit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
   // Step 2 when CURRENT is missing: is there data without it?
   absl::Status CheckNoOrphanedData(const std::vector<std::string>& children);
   absl::Status CheckTablesPresent(const std::vector<std::string>& children)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
-  // Replay one WAL into *mem (created on demand), flushing full memtables
-  // into *edit.
-  absl::Status ReplayLog(uint64_t number, std::shared_ptr<MemTable>* mem,
-                         SequenceNumber* max_sequence, VersionEdit* edit)
+  // Step 3: replay the live WALs into tables recorded in *edit, and raise
+  // the last sequence.
+  absl::Status ReplayLogs(const std::vector<std::string>& children,
+                          VersionEdit* edit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+  // Copy each log the replay did not finish to NNNNNN.log.damaged. Runs
+  // before the new MANIFEST makes the originals obsolete, so a crash at any
+  // point leaves either the original or the copy.
+  absl::Status KeepAsideUnreplayedLogs()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+  // Step 4 up to the new WAL: MANIFEST edit, WAL file, state.mem.
+  absl::Status InstallNewLog(VersionEdit* edit,
+                             std::unique_ptr<WritableFile>* wal)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
   DBState& state_;

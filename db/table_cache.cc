@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "db/filename.h"
 #include "table/iterators.h"
 #include "util/coding.h"
@@ -144,7 +145,14 @@ absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
   const std::string fname = TableFileName(dbname_, file_number);
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
       env_->NewRandomAccessFile(fname, read_mode_);
-  if (!file.ok()) return file.status();
+  if (!file.ok()) {
+    // A table a version names is missing: damage, never "key not found".
+    if (absl::IsNotFound(file.status())) {
+      return absl::DataLossError(absl::StrCat(fname, ": table missing (",
+                                              file.status().message(), ")"));
+    }
+    return file.status();
+  }
   absl::StatusOr<std::unique_ptr<Table>> table =
       Table::Open(table_options_, *std::move(file), file_size, fname);
   if (!table.ok()) return table.status();

@@ -288,32 +288,11 @@ class ManifestReporter final : public log::Reader::Reporter {
   absl::Status first_;
 };
 
-absl::StatusOr<std::string> ReadSmallFile(Env* env, const std::string& fname) {
-  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
-      env->NewSequentialFile(fname);
-  if (!file.ok()) return file.status();
-  std::string contents;
-  char scratch[4096];
-  while (true) {
-    std::string_view chunk;
-    if (absl::Status s = (*file)->Read(sizeof(scratch), &chunk, scratch);
-        !s.ok()) {
-      return s;
-    }
-    if (chunk.empty()) break;
-    contents.append(chunk.data(), chunk.size());
-    // CURRENT holds one short line; anything huge is not a CURRENT file.
-    if (contents.size() > (1 << 16)) break;
-  }
-  return contents;
-}
-
 }  // namespace
 
 absl::Status VersionSet::Recover(bool* save_manifest) {
-  // CURRENT: "MANIFEST-NNNNNN\n".
   const std::string current_name = CurrentFileName(dbname_);
-  absl::StatusOr<std::string> current = ReadSmallFile(env_, current_name);
+  absl::StatusOr<uint64_t> current = ReadCurrentFile(env_, dbname_);
   if (!current.ok()) {
     if (absl::IsNotFound(current.status())) {
       return absl::DataLossError(
@@ -322,15 +301,7 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
     }
     return current.status();
   }
-  uint64_t manifest_number = 0;
-  FileType type;
-  if (current->empty() || current->back() != '\n' ||
-      !ParseFileName(std::string_view(*current).substr(0, current->size() - 1),
-                     &manifest_number, &type) ||
-      type != FileType::kDescriptorFile) {
-    return absl::DataLossError(absl::StrCat(
-        current_name, ": damaged (does not name a MANIFEST file)"));
-  }
+  const uint64_t manifest_number = *current;
 
   const std::string manifest_name =
       DescriptorFileName(dbname_, manifest_number);

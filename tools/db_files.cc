@@ -10,44 +10,19 @@
 namespace sift::tools {
 
 absl::StatusOr<std::string> ReadCurrent(Env* env, const std::string& dbname) {
-  const std::string current = CurrentFileName(dbname);
   if (!env->FileExists(dbname)) {
     return absl::NotFoundError(
         absl::StrCat(dbname, ": no such database directory"));
   }
+  const std::string current = CurrentFileName(dbname);
   if (!env->FileExists(current)) {
     return absl::NotFoundError(
         absl::StrCat(current, ": missing (not a sift database?)"));
   }
-  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
-      env->NewSequentialFile(current);
-  if (!file.ok()) return file.status();
-  // CURRENT is one short line; anything long is not ours.
-  constexpr size_t kMaxCurrent = 4096;
-  std::string contents;
-  auto scratch = std::make_unique<char[]>(kMaxCurrent);
-  while (contents.size() <= kMaxCurrent) {
-    std::string_view got;
-    absl::Status s = (*file)->Read(kMaxCurrent, &got, scratch.get());
-    if (!s.ok()) return s;
-    if (got.empty()) break;
-    contents.append(got);
-  }
-  if (contents.empty() || contents.back() != '\n' ||
-      contents.size() > kMaxCurrent) {
-    return absl::DataLossError(absl::StrCat(
-        current, ": malformed (expected one line naming a MANIFEST)"));
-  }
-  contents.pop_back();
-  uint64_t number;
-  FileType type;
-  if (!ParseFileName(contents, &number, &type) ||
-      type != FileType::kDescriptorFile) {
-    return absl::DataLossError(absl::StrCat(current, ": names \"",
-                                            Escape(contents),
-                                            "\", which is not a MANIFEST"));
-  }
-  return contents;
+  absl::StatusOr<uint64_t> number = ReadCurrentFile(env, dbname);
+  if (!number.ok()) return number.status();
+  // The name relative to the directory, as CURRENT holds it.
+  return DescriptorFileName(dbname, *number).substr(dbname.size() + 1);
 }
 
 uint64_t ManifestState::TotalFiles() const {
@@ -62,7 +37,6 @@ namespace {
 void ApplyEdit(uint64_t offset, const VersionEdit& edit, ManifestState* state) {
   if (edit.comparator()) state->comparator = edit.comparator();
   if (edit.log_number()) state->log_number = edit.log_number();
-  if (edit.prev_log_number()) state->prev_log_number = edit.prev_log_number();
   if (edit.next_file_number()) {
     state->next_file_number = edit.next_file_number();
   }
@@ -102,14 +76,14 @@ absl::Status ReplayManifestFile(
   if (!env->FileExists(path)) {
     return absl::NotFoundError(absl::StrCat(path, ": no such file"));
   }
-  return ScanLog(
+  absl::Status s = ScanLog(
       env, path,
       [&](uint64_t offset, std::string_view record) {
         VersionEdit edit;
-        absl::Status s = edit.DecodeFrom(record);
-        if (!s.ok()) {
+        absl::Status ds = edit.DecodeFrom(record);
+        if (!ds.ok()) {
           state->edit_problems.push_back(
-              {offset, absl::StrCat("undecodable version edit: ", s.message()),
+              {offset, absl::StrCat("undecodable version edit: ", ds.message()),
                false});
           return;
         }
@@ -118,6 +92,21 @@ absl::Status ReplayManifestFile(
         if (on_edit) on_edit(offset, edit);
       },
       &state->scan);
+  if (!s.ok()) return s;
+  // What VersionSet::Recover requires; an empty file has none of it.
+  auto require = [&](bool present, const char* what) {
+    if (present) return;
+    state->edit_problems.push_back(
+        {state->scan.file_size,
+         absl::StrCat("no edit sets the ", what,
+                      " (the engine cannot recover without it)"),
+         false});
+  };
+  require(state->comparator.has_value(), "comparator");
+  require(state->log_number.has_value(), "log number");
+  require(state->next_file_number.has_value(), "next file number");
+  require(state->last_sequence.has_value(), "last sequence");
+  return absl::OkStatus();
 }
 
 absl::Status ReplayManifest(
@@ -158,6 +147,9 @@ absl::StatusOr<DirListing> ListDatabase(Env* env, const std::string& dbname) {
       case FileType::kLogFile:
         listing.logs[number] = size();
         break;
+      case FileType::kDamagedLogFile:
+        listing.damaged_logs[number] = size();
+        break;
       case FileType::kDescriptorFile:
         listing.manifests[number] = size();
         break;
@@ -177,10 +169,8 @@ absl::StatusOr<DirListing> ListDatabase(Env* env, const std::string& dbname) {
 std::vector<uint64_t> LiveLogs(const ManifestState& state,
                                const DirListing& listing) {
   std::vector<uint64_t> live;
-  const uint64_t min_log = state.log_number.value_or(0);
-  const uint64_t prev_log = state.prev_log_number.value_or(0);
   for (const auto& [number, size] : listing.logs) {
-    if (number >= min_log || (prev_log != 0 && number == prev_log)) {
+    if (IsLiveLog(number, state.log_number.value_or(0))) {
       live.push_back(number);
     }
   }

@@ -24,9 +24,9 @@
 
 namespace sift::tools {
 
-// The MANIFEST file name (no directory) that CURRENT names. A missing
-// directory or CURRENT is NotFound, a malformed CURRENT DataLoss, both naming
-// the file.
+// The MANIFEST file name (no directory) that CURRENT names, read with the
+// engine's ReadCurrentFile. A missing directory or CURRENT is NotFound, a
+// malformed CURRENT DataLoss, both naming the file.
 absl::StatusOr<std::string> ReadCurrent(Env* env, const std::string& dbname);
 
 // The state the MANIFEST describes.
@@ -37,7 +37,6 @@ struct ManifestState {
 
   std::optional<std::string> comparator;
   std::optional<uint64_t> log_number;
-  std::optional<uint64_t> prev_log_number;
   std::optional<uint64_t> next_file_number;
   std::optional<SequenceNumber> last_sequence;
   // Live tables per level, by file number.
@@ -45,8 +44,10 @@ struct ManifestState {
 
   // Framing problems (and a torn tail) from reading the MANIFEST.
   LogScanResult scan;
-  // Records that are not valid edits, and edits that contradict the state
-  // before them (a file added twice, a file removed that is not there).
+  // Records that are not valid edits, edits that contradict the state
+  // before them (a file added twice, a file removed that is not there), and
+  // fields the engine needs that no edit sets (at the end of the file; an
+  // empty MANIFEST has all four).
   std::vector<LogProblem> edit_problems;
 
   bool damaged() const { return scan.damaged() || !edit_problems.empty(); }
@@ -73,14 +74,16 @@ absl::Status ReplayManifestFile(
 struct DirListing {
   std::map<uint64_t, uint64_t> tables;  // number -> size
   std::map<uint64_t, uint64_t> logs;    // number -> size
+  // NNNNNN.log.damaged: logs recovery stopped in or after, kept aside.
+  std::map<uint64_t, uint64_t> damaged_logs;
   std::map<uint64_t, uint64_t> manifests;
   bool has_current = false;
   bool has_lock = false;
 };
 absl::StatusOr<DirListing> ListDatabase(Env* env, const std::string& dbname);
 
-// Logs the database still needs (number >= log_number, or prev_log_number),
-// oldest first: those recovery replays.
+// Logs the database still needs (IsLiveLog), oldest first: those recovery
+// replays.
 std::vector<uint64_t> LiveLogs(const ManifestState& state,
                                const DirListing& listing);
 

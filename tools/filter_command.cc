@@ -103,6 +103,164 @@ class TableLookup {
   std::unique_ptr<Table> table_;
 };
 
+// The filter's parameters and what theory and its fill say of it.
+struct FilterFigures {
+  FilterInfo info;
+  double fill = 0;
+  double theory = 1.0;     // false-positive rate from k, m and n
+  double from_fill = 1.0;  // fill^k
+  size_t memory = 0;
+};
+
+FilterFigures Figures(const FilterReader& filter) {
+  FilterFigures f;
+  f.info = filter.info();
+  f.fill = filter.FillRatio();
+  f.memory = filter.MemoryUsage();
+  if (f.info.known) {
+    f.theory =
+        TheoreticalFpr(static_cast<FilterKind>(f.info.kind), f.info.num_bits,
+                       f.info.num_keys, f.info.num_probes);
+    f.from_fill = FprFromFill(f.fill, f.info.num_probes);
+  }
+  return f;
+}
+
+// The filter's answers for the probed keys against the table's contents.
+struct ProbeResults {
+  Json json = Json::array();
+  std::vector<std::string> lines;
+  bool lookup_failed = false;  // a lookup failed, or a false negative
+  uint64_t false_positives = 0;
+};
+
+ProbeResults Probe(const FilterReader& filter, const std::string& file,
+                   const TableReport& report,
+                   const std::vector<std::string>& keys,
+                   const OutputOptions& out) {
+  ProbeResults r;
+  if (keys.empty()) return r;
+  const TableLookup lookup(file, report);
+  for (const std::string& key : keys) {
+    const bool may = filter.KeyMayMatch(key);
+    const Presence p = lookup.Find(key);
+    if (!p.status.ok()) r.lookup_failed = true;
+    if (may && p.status.ok() && !p.present) ++r.false_positives;
+    // A false negative would be a bug in the filter; never hide it.
+    if (!may && p.present) r.lookup_failed = true;
+    const std::string in_table =
+        !p.status.ok() ? absl::StrCat("unknown: ", p.status.message())
+        : p.present
+            ? absl::StrCat("yes", p.detail.empty() ? "" : ", ", p.detail)
+            : "no";
+    Json j{{"key", ShowBytes(key, out)},
+           {"answer", may ? "possibly present" : "definitely not present"},
+           {"may_match", may}};
+    if (p.status.ok()) {
+      j["in_table"] = p.present;
+      if (!p.detail.empty()) j["newest_entry"] = p.detail;
+    } else {
+      j["in_table"] = nullptr;
+      j["error"] = std::string(p.status.message());
+    }
+    r.json.push_back(std::move(j));
+    r.lines.push_back(absl::StrFormat(
+        "  \"%s\": %s (in table: %s)%s", ShowBytes(key, out),
+        may ? "possibly present" : "definitely not present", in_table,
+        !may && p.present ? "  FALSE NEGATIVE: the filter is wrong" : ""));
+  }
+  return r;
+}
+
+void PrintJsonReport(const FilterArgs& args, const TableReport& report,
+                     const FilterFigures& f, const ProbeResults& probes) {
+  const FilterInfo& info = f.info;
+  Json j{{"file", Escape(args.file)},
+         {"layout", LayoutName(info)},
+         {"kind", info.kind},
+         {"version", info.version},
+         {"known", info.known},
+         {"num_probes", info.num_probes},
+         {"num_bits", info.num_bits},
+         {"num_keys", info.num_keys},
+         {"bits_per_key", info.bits_per_key()},
+         {"seed", info.seed},
+         {"serialized_bytes", report.filter_contents.size()},
+         {"memory_bytes", f.memory},
+         {"fill_ratio", f.fill},
+         {"theoretical_fpr", f.theory},
+         {"fpr_from_fill", f.from_fill}};
+  if (report.properties_status.ok()) {
+    j["configured_bits_per_key"] = report.properties.filter_bits_per_key;
+  }
+  if (!args.probes.empty()) {
+    j["probes"] = probes.json;
+    j["probe_false_positives"] = probes.false_positives;
+  }
+  PrintJson(j);
+}
+
+void PrintTextReport(const FilterArgs& args, const TableReport& report,
+                     const FilterFigures& f, const ProbeResults& probes) {
+  const FilterInfo& info = f.info;
+  std::cout << "filter of " << args.file << "\n"
+            << "  layout:           " << LayoutName(info) << ", format "
+            << "version " << static_cast<int>(info.version) << "\n";
+  if (!info.known) {
+    std::cout << "  this reader does not know the layout: every key is "
+                 "\"possibly present\"\n";
+  }
+  std::cout << absl::StrFormat(
+      "  probes (k):       %d\n"
+      "  bits (m):         %d\n"
+      "  keys (n):         %d\n"
+      "  bits/key:         %.2f",
+      info.num_probes, info.num_bits, info.num_keys, info.bits_per_key());
+  if (report.properties_status.ok()) {
+    std::cout << absl::StrFormat(" (configured %.2f)",
+                                 report.properties.filter_bits_per_key);
+  }
+  std::cout << absl::StrFormat(
+      "\n"
+      "  serialized:       %d bytes\n"
+      "  memory:           %d bytes\n"
+      "  fill ratio:       %.4f\n"
+      "  theoretical FPR:  %.4g%%\n"
+      "  FPR from fill:    %.4g%% (fill^k)\n",
+      report.filter_contents.size(), f.memory, f.fill, 100 * f.theory,
+      100 * f.from_fill);
+  if (!args.probes.empty()) {
+    std::cout << "probes:\n";
+    for (const std::string& line : probes.lines) std::cout << line << "\n";
+  }
+}
+
+// The table has no filter, or its filter block could not be read: say so;
+// returns the exit status.
+int ReportMissingFilter(const FilterArgs& args, const TableReport& report) {
+  if (!report.footer.has_filter()) {
+    if (args.out.json) {
+      PrintJson(Json{{"file", Escape(args.file)}, {"filter", nullptr}});
+    } else {
+      std::cout << "table " << args.file
+                << " has no filter: every lookup reads its index and a "
+                   "data block\n";
+    }
+    return kExitOk;
+  }
+  // Reading the filter block failed; the report says why.
+  for (const Problem& p : report.problems) {
+    std::cerr << "kvtool filter: " << args.file << " at offset " << p.offset
+              << ": " << p.message << "\n";
+  }
+  if (args.out.json) {
+    PrintJson(Json{{"file", Escape(args.file)},
+                   {"error", "filter block unreadable"},
+                   {"problems", ProblemsJson(report.problems)}});
+  }
+  return kExitDataError;
+}
+
 int RunFilter(const FilterArgs& args) {
   std::vector<std::string> keys;
   for (const std::string& arg : args.probes) {
@@ -115,29 +273,7 @@ int RunFilter(const FilterArgs& args) {
   options.read_data_blocks = false;  // the filter and its metadata suffice
   absl::Status s = InspectTable(Env::Default(), args.file, options, &report);
   if (!s.ok()) return ReportError("filter", s, args.out);
-  if (!report.footer.has_filter()) {
-    if (args.out.json) {
-      PrintJson(Json{{"file", Escape(args.file)}, {"filter", nullptr}});
-    } else {
-      std::cout << "table " << args.file
-                << " has no filter: every lookup reads its index and a "
-                   "data block\n";
-    }
-    return kExitOk;
-  }
-  if (report.filter_contents.empty()) {
-    // Reading the filter block failed; the report says why.
-    for (const Problem& p : report.problems) {
-      std::cerr << "kvtool filter: " << args.file << " at offset " << p.offset
-                << ": " << p.message << "\n";
-    }
-    if (args.out.json) {
-      PrintJson(Json{{"file", Escape(args.file)},
-                     {"error", "filter block unreadable"},
-                     {"problems", ProblemsJson(report.problems)}});
-    }
-    return kExitDataError;
-  }
+  if (report.filter_contents.empty()) return ReportMissingFilter(args, report);
   absl::StatusOr<std::unique_ptr<FilterReader>> filter =
       FilterReader::Parse(report.filter_contents);
   if (!filter.ok()) {
@@ -146,111 +282,15 @@ int RunFilter(const FilterArgs& args) {
                            args.file, ": ", filter.status().message())),
                        args.out);
   }
-  const FilterInfo info = (*filter)->info();
-  const double fill = (*filter)->FillRatio();
-  const auto kind = static_cast<FilterKind>(info.kind);
-  const double theory =
-      info.known
-          ? TheoreticalFpr(kind, info.num_bits, info.num_keys, info.num_probes)
-          : 1.0;
-  const double from_fill =
-      info.known ? FprFromFill(fill, info.num_probes) : 1.0;
-
-  std::unique_ptr<TableLookup> lookup;
-  if (!keys.empty()) lookup = std::make_unique<TableLookup>(args.file, report);
-
-  Json probes = Json::array();
-  std::vector<std::string> probe_lines;
-  bool lookup_failed = false;
-  uint64_t false_positives = 0;
-  for (const std::string& key : keys) {
-    const bool may = (*filter)->KeyMayMatch(key);
-    const Presence p = lookup->Find(key);
-    if (!p.status.ok()) lookup_failed = true;
-    if (may && p.status.ok() && !p.present) ++false_positives;
-    if (!may && p.present) {
-      // A false negative would be a bug in the filter; never hide it.
-      lookup_failed = true;
-    }
-    const std::string in_table =
-        !p.status.ok() ? absl::StrCat("unknown: ", p.status.message())
-        : p.present
-            ? absl::StrCat("yes", p.detail.empty() ? "" : ", ", p.detail)
-            : "no";
-    Json j{{"key", ShowBytes(key, args.out)},
-           {"answer", may ? "possibly present" : "definitely not present"},
-           {"may_match", may}};
-    if (p.status.ok()) {
-      j["in_table"] = p.present;
-      if (!p.detail.empty()) j["newest_entry"] = p.detail;
-    } else {
-      j["in_table"] = nullptr;
-      j["error"] = std::string(p.status.message());
-    }
-    probes.push_back(std::move(j));
-    probe_lines.push_back(absl::StrFormat(
-        "  \"%s\": %s (in table: %s)%s", ShowBytes(key, args.out),
-        may ? "possibly present" : "definitely not present", in_table,
-        !may && p.present ? "  FALSE NEGATIVE: the filter is wrong" : ""));
-  }
-
+  const FilterFigures figures = Figures(**filter);
+  const ProbeResults probes =
+      Probe(**filter, args.file, report, keys, args.out);
   if (args.out.json) {
-    Json j{{"file", Escape(args.file)},
-           {"layout", LayoutName(info)},
-           {"kind", info.kind},
-           {"version", info.version},
-           {"known", info.known},
-           {"num_probes", info.num_probes},
-           {"num_bits", info.num_bits},
-           {"num_keys", info.num_keys},
-           {"bits_per_key", info.bits_per_key()},
-           {"seed", info.seed},
-           {"serialized_bytes", report.filter_contents.size()},
-           {"memory_bytes", (*filter)->MemoryUsage()},
-           {"fill_ratio", fill},
-           {"theoretical_fpr", theory},
-           {"fpr_from_fill", from_fill}};
-    if (report.properties_status.ok()) {
-      j["configured_bits_per_key"] = report.properties.filter_bits_per_key;
-    }
-    if (!keys.empty()) {
-      j["probes"] = probes;
-      j["probe_false_positives"] = false_positives;
-    }
-    PrintJson(j);
+    PrintJsonReport(args, report, figures, probes);
   } else {
-    std::cout << "filter of " << args.file << "\n"
-              << "  layout:           " << LayoutName(info) << ", format "
-              << "version " << static_cast<int>(info.version) << "\n";
-    if (!info.known) {
-      std::cout << "  this reader does not know the layout: every key is "
-                   "\"possibly present\"\n";
-    }
-    std::cout << absl::StrFormat(
-        "  probes (k):       %d\n"
-        "  bits (m):         %d\n"
-        "  keys (n):         %d\n"
-        "  bits/key:         %.2f",
-        info.num_probes, info.num_bits, info.num_keys, info.bits_per_key());
-    if (report.properties_status.ok()) {
-      std::cout << absl::StrFormat(" (configured %.2f)",
-                                   report.properties.filter_bits_per_key);
-    }
-    std::cout << absl::StrFormat(
-        "\n"
-        "  serialized:       %d bytes\n"
-        "  memory:           %d bytes\n"
-        "  fill ratio:       %.4f\n"
-        "  theoretical FPR:  %.4g%%\n"
-        "  FPR from fill:    %.4g%% (fill^k)\n",
-        report.filter_contents.size(), (*filter)->MemoryUsage(), fill,
-        100 * theory, 100 * from_fill);
-    if (!keys.empty()) {
-      std::cout << "probes:\n";
-      for (const std::string& line : probe_lines) std::cout << line << "\n";
-    }
+    PrintTextReport(args, report, figures, probes);
   }
-  return lookup_failed ? kExitDataError : kExitOk;
+  return probes.lookup_failed ? kExitDataError : kExitOk;
 }
 
 }  // namespace

@@ -2,9 +2,13 @@
 // tables, logs) without opening it: levels, tables, bytes, key ranges, filter
 // memory, sequence numbers, live logs; optionally the engine's own sift.stats.
 
+#include <algorithm>
+#include <array>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "db/filename.h"
@@ -116,36 +120,42 @@ LogInfo ReadLog(Env* env, const std::string& dbname, uint64_t number,
   return info;
 }
 
-int RunInfo(const InfoArgs& args) {
-  Env* env = Env::Default();
-  const bool hex = args.out.hex;
+// Everything info reports, gathered from the files.
+struct InfoData {
   ManifestState state;
-  absl::Status s = ReplayManifest(env, args.db, &state);
-  if (!s.ok()) return ReportError("info", s, args.out);
-  absl::StatusOr<DirListing> listing = ListDatabase(env, args.db);
-  if (!listing.ok()) return ReportError("info", listing.status(), args.out);
+  DirListing listing;
+  std::vector<TableInfo> tables;
+  std::array<LevelInfo, config::kNumLevels> levels;
+  LevelInfo total;
+  std::vector<LogInfo> logs;
+  SequenceNumber last_seq = 0;  // the larger of the MANIFEST's and the logs'
+  std::optional<std::string> engine_stats;
+  std::vector<std::string> problems;  // damage, one line each
+};
 
-  std::vector<std::string> problems;
+void CollectManifestProblems(InfoData* d) {
+  const ManifestState& state = d->state;
   for (const Problem& p : state.scan.problems) {
     if (!p.torn_tail) {
-      problems.push_back(absl::StrFormat(
+      d->problems.push_back(absl::StrFormat(
           "%s at offset %d: %s", state.manifest_name, p.offset, p.message));
     }
   }
   for (const Problem& p : state.edit_problems) {
-    problems.push_back(absl::StrFormat(
+    d->problems.push_back(absl::StrFormat(
         "%s at offset %d: %s", state.manifest_name, p.offset, p.message));
   }
+}
 
-  std::vector<TableInfo> tables;
-  std::array<LevelInfo, config::kNumLevels> levels;
+// Read every table the MANIFEST names; per-level and total figures.
+void CollectTables(Env* env, const std::string& dbname, InfoData* d) {
   const Comparator* ucmp = BytewiseComparator();
   for (int level = 0; level < config::kNumLevels; ++level) {
-    LevelInfo& li = levels[level];
-    for (const auto& [number, meta] : state.levels[level]) {
-      TableInfo t = ReadTable(env, args.db, level, meta);
+    LevelInfo& li = d->levels[level];
+    for (const auto& [number, meta] : d->state.levels[level]) {
+      TableInfo t = ReadTable(env, dbname, level, meta);
       if (!t.error.empty()) {
-        problems.push_back(absl::StrFormat("%06d.sst: %s", number, t.error));
+        d->problems.push_back(absl::StrFormat("%06d.sst: %s", number, t.error));
       }
       const std::string smallest(meta.smallest.user_key());
       const std::string largest(meta.largest.user_key());
@@ -159,163 +169,202 @@ int RunInfo(const InfoArgs& args) {
       li.bytes += meta.file_size;
       li.entries += t.entries;
       li.filter_memory += t.filter_memory;
-      tables.push_back(std::move(t));
+      d->tables.push_back(std::move(t));
     }
+    d->total.files += li.files;
+    d->total.bytes += li.bytes;
+    d->total.entries += li.entries;
+    d->total.filter_memory += li.filter_memory;
   }
-  LevelInfo total;
-  for (const LevelInfo& li : levels) {
-    total.files += li.files;
-    total.bytes += li.bytes;
-    total.entries += li.entries;
-    total.filter_memory += li.filter_memory;
-  }
+}
 
-  std::vector<LogInfo> logs;
+// Read the live logs; the last sequence they and the MANIFEST reach.
+void CollectLogs(Env* env, const std::string& dbname, InfoData* d) {
   SequenceNumber last_in_logs = 0;
-  for (uint64_t number : LiveLogs(state, *listing)) {
-    logs.push_back(ReadLog(env, args.db, number, listing->logs[number]));
-    last_in_logs = std::max(last_in_logs, logs.back().last_seq);
-    for (const Problem& p : logs.back().problems) {
+  for (uint64_t number : LiveLogs(d->state, d->listing)) {
+    d->logs.push_back(ReadLog(env, dbname, number, d->listing.logs[number]));
+    last_in_logs = std::max(last_in_logs, d->logs.back().last_seq);
+    for (const Problem& p : d->logs.back().problems) {
       if (!p.torn_tail) {
-        problems.push_back(absl::StrFormat("%06d.log at offset %d: %s", number,
-                                           p.offset, p.message));
+        d->problems.push_back(absl::StrFormat("%06d.log at offset %d: %s",
+                                              number, p.offset, p.message));
       }
     }
   }
-  const SequenceNumber last_seq =
-      std::max(state.last_sequence.value_or(0), last_in_logs);
+  d->last_seq = std::max(d->state.last_sequence.value_or(0), last_in_logs);
+}
 
-  std::optional<std::string> engine_stats;
+void PrintInfoJson(const InfoArgs& args, const InfoData& d) {
+  const bool hex = args.out.hex;
+  OutputOptions key_out;
+  key_out.hex = hex;
+  Json jl = Json::array();
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    const LevelInfo& li = d.levels[level];
+    Json j{{"level", level},
+           {"files", li.files},
+           {"bytes", li.bytes},
+           {"entries", li.entries},
+           {"filter_memory_bytes", li.filter_memory}};
+    if (li.files > 0) {
+      j["smallest"] = ShowBytes(li.smallest, key_out);
+      j["largest"] = ShowBytes(li.largest, key_out);
+    }
+    jl.push_back(std::move(j));
+  }
+  Json jt = Json::array();
+  for (const TableInfo& t : d.tables) {
+    Json j{{"level", t.level},
+           {"number", t.meta.number},
+           {"size", t.meta.file_size},
+           {"entries", t.entries},
+           {"smallest", ShowInternalKey(t.meta.smallest.Encode(), hex)},
+           {"largest", ShowInternalKey(t.meta.largest.Encode(), hex)},
+           {"filter_memory_bytes", t.filter_memory},
+           {"filter_keys", t.filter_keys},
+           {"filter_bits_per_key", t.filter_bits_per_key}};
+    if (!t.error.empty()) j["error"] = t.error;
+    jt.push_back(std::move(j));
+  }
+  Json jlogs = Json::array();
+  for (const LogInfo& l : d.logs) {
+    jlogs.push_back(Json{{"number", l.number},
+                         {"file", absl::StrFormat("%06d.log", l.number)},
+                         {"size", l.size},
+                         {"records", l.records},
+                         {"ops", l.ops},
+                         {"first_sequence", l.first_seq},
+                         {"last_sequence", l.last_seq}});
+  }
+  Json jdamaged = Json::array();
+  for (const auto& [number, size] : d.listing.damaged_logs) {
+    jdamaged.push_back(Json{
+        {"file", absl::StrFormat("%06d.log.damaged", number)}, {"size", size}});
+  }
+  const ManifestState& state = d.state;
+  auto opt = [](const auto& v) { return v ? Json(*v) : Json(); };
+  Json j{{"db", Escape(args.db)},
+         {"manifest",
+          {{"file", state.manifest_name},
+           {"size", state.scan.file_size},
+           {"edits", state.num_edits}}},
+         {"comparator",
+          state.comparator ? Json(Escape(*state.comparator)) : Json()},
+         {"last_sequence", d.last_seq},
+         {"manifest_last_sequence", opt(state.last_sequence)},
+         {"next_file_number", opt(state.next_file_number)},
+         {"log_number", opt(state.log_number)},
+         {"live_logs", std::move(jlogs)},
+         {"damaged_logs", std::move(jdamaged)},
+         {"levels", std::move(jl)},
+         {"total",
+          {{"files", d.total.files},
+           {"bytes", d.total.bytes},
+           {"entries", d.total.entries},
+           {"filter_memory_bytes", d.total.filter_memory}}},
+         {"lock_file_present", d.listing.has_lock}};
+  if (args.tables) j["tables"] = std::move(jt);
+  if (d.engine_stats) j["engine_stats"] = *d.engine_stats;
+  j["problems"] = d.problems;
+  PrintJson(j);
+}
+
+void PrintLogsText(const InfoData& d) {
+  std::cout << "\n  live logs:       ";
+  if (d.logs.empty()) std::cout << "none";
+  for (size_t i = 0; i < d.logs.size(); ++i) {
+    const LogInfo& l = d.logs[i];
+    std::cout << (i > 0 ? "\n                   " : "")
+              << absl::StrFormat("%06d.log: %d bytes, %d batches, %d ops",
+                                 l.number, l.size, l.records, l.ops);
+    if (l.records > 0) {
+      std::cout << absl::StrFormat(", seq %d..%d", l.first_seq, l.last_seq);
+    }
+  }
+  std::cout << "\n";
+  for (const auto& [number, size] : d.listing.damaged_logs) {
+    std::cout << absl::StrFormat(
+        "  kept aside:      %06d.log.damaged: %d bytes (not replayed by "
+        "recovery; kvtool wal decodes it)\n",
+        number, size);
+  }
+}
+
+void PrintInfoText(const InfoArgs& args, const InfoData& d) {
+  const bool hex = args.out.hex;
+  OutputOptions key_out;
+  key_out.hex = hex;
+  const ManifestState& state = d.state;
+  std::cout << "database " << args.db << "\n"
+            << "  MANIFEST:        " << state.manifest_name << " ("
+            << state.scan.file_size << " bytes, " << state.num_edits
+            << " edits)\n"
+            << "  comparator:      "
+            << (state.comparator ? Escape(*state.comparator) : "?") << "\n"
+            << "  last sequence:   " << d.last_seq << " ("
+            << state.last_sequence.value_or(0) << " in MANIFEST)\n"
+            << "  next file:       " << state.next_file_number.value_or(0)
+            << "\n"
+            << "  log number:      " << state.log_number.value_or(0);
+  PrintLogsText(d);
+  std::cout << absl::StrFormat(
+      "\nLevel  Files   Size(MiB)  Filter(KiB)     Entries  Key range\n"
+      "-----  -----  ----------  -----------  ----------  ---------\n");
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    const LevelInfo& li = d.levels[level];
+    if (li.files == 0) continue;
+    std::cout << absl::StrFormat(
+        "%5d  %5d  %10.2f  %11.1f  %10d  \"%s\" .. \"%s\"\n", level, li.files,
+        li.bytes / 1048576.0, li.filter_memory / 1024.0, li.entries,
+        ShowBytes(li.smallest, key_out), ShowBytes(li.largest, key_out));
+  }
+  std::cout << absl::StrFormat("Total  %5d  %10.2f  %11.1f  %10d\n",
+                               d.total.files, d.total.bytes / 1048576.0,
+                               d.total.filter_memory / 1024.0, d.total.entries);
+  if (args.tables) {
+    std::cout << "\ntables:\n";
+    for (const TableInfo& t : d.tables) {
+      std::cout << absl::StrFormat(
+          "  L%d %06d.sst  %d bytes, %d entries, filter %d bytes "
+          "(%.2f bits/key), %s .. %s\n",
+          t.level, t.meta.number, t.meta.file_size, t.entries, t.filter_memory,
+          t.filter_bits_per_key, ShowInternalKey(t.meta.smallest.Encode(), hex),
+          ShowInternalKey(t.meta.largest.Encode(), hex));
+    }
+  }
+  if (d.engine_stats) {
+    std::cout << "\nsift.stats (engine):\n" << *d.engine_stats;
+  }
+  for (const std::string& p : d.problems) {
+    std::cout << "problem: " << p << "\n";
+  }
+}
+
+int RunInfo(const InfoArgs& args) {
+  Env* env = Env::Default();
+  InfoData d;
+  absl::Status s = ReplayManifest(env, args.db, &d.state);
+  if (!s.ok()) return ReportError("info", s, args.out);
+  absl::StatusOr<DirListing> listing = ListDatabase(env, args.db);
+  if (!listing.ok()) return ReportError("info", listing.status(), args.out);
+  d.listing = *std::move(listing);
+
+  CollectManifestProblems(&d);
+  CollectTables(env, args.db, &d);
+  CollectLogs(env, args.db, &d);
   if (args.engine_stats) {
     auto db = DB::Open(Options(), args.db);
     if (!db.ok()) return ReportError("info", db.status(), args.out);
-    engine_stats = (*db)->GetProperty("sift.stats");
+    d.engine_stats = (*db)->GetProperty("sift.stats");
   }
 
-  OutputOptions key_out;
-  key_out.hex = hex;
   if (args.out.json) {
-    Json jl = Json::array();
-    for (int level = 0; level < config::kNumLevels; ++level) {
-      const LevelInfo& li = levels[level];
-      Json j{{"level", level},
-             {"files", li.files},
-             {"bytes", li.bytes},
-             {"entries", li.entries},
-             {"filter_memory_bytes", li.filter_memory}};
-      if (li.files > 0) {
-        j["smallest"] = ShowBytes(li.smallest, key_out);
-        j["largest"] = ShowBytes(li.largest, key_out);
-      }
-      jl.push_back(std::move(j));
-    }
-    Json jt = Json::array();
-    for (const TableInfo& t : tables) {
-      Json j{{"level", t.level},
-             {"number", t.meta.number},
-             {"size", t.meta.file_size},
-             {"entries", t.entries},
-             {"smallest", ShowInternalKey(t.meta.smallest.Encode(), hex)},
-             {"largest", ShowInternalKey(t.meta.largest.Encode(), hex)},
-             {"filter_memory_bytes", t.filter_memory},
-             {"filter_keys", t.filter_keys},
-             {"filter_bits_per_key", t.filter_bits_per_key}};
-      if (!t.error.empty()) j["error"] = t.error;
-      jt.push_back(std::move(j));
-    }
-    Json jlogs = Json::array();
-    for (const LogInfo& l : logs) {
-      jlogs.push_back(Json{{"number", l.number},
-                           {"file", absl::StrFormat("%06d.log", l.number)},
-                           {"size", l.size},
-                           {"records", l.records},
-                           {"ops", l.ops},
-                           {"first_sequence", l.first_seq},
-                           {"last_sequence", l.last_seq}});
-    }
-    auto opt = [](const auto& v) { return v ? Json(*v) : Json(); };
-    Json j{{"db", Escape(args.db)},
-           {"manifest",
-            {{"file", state.manifest_name},
-             {"size", state.scan.file_size},
-             {"edits", state.num_edits}}},
-           {"comparator",
-            state.comparator ? Json(Escape(*state.comparator)) : Json()},
-           {"last_sequence", last_seq},
-           {"manifest_last_sequence", opt(state.last_sequence)},
-           {"next_file_number", opt(state.next_file_number)},
-           {"log_number", opt(state.log_number)},
-           {"prev_log_number", opt(state.prev_log_number)},
-           {"live_logs", std::move(jlogs)},
-           {"levels", std::move(jl)},
-           {"total",
-            {{"files", total.files},
-             {"bytes", total.bytes},
-             {"entries", total.entries},
-             {"filter_memory_bytes", total.filter_memory}}},
-           {"lock_file_present", listing->has_lock}};
-    if (args.tables) j["tables"] = std::move(jt);
-    if (engine_stats) j["engine_stats"] = *engine_stats;
-    j["problems"] = problems;
-    PrintJson(j);
+    PrintInfoJson(args, d);
   } else {
-    std::cout << "database " << args.db << "\n"
-              << "  MANIFEST:        " << state.manifest_name << " ("
-              << state.scan.file_size << " bytes, " << state.num_edits
-              << " edits)\n"
-              << "  comparator:      "
-              << (state.comparator ? Escape(*state.comparator) : "?") << "\n"
-              << "  last sequence:   " << last_seq << " ("
-              << state.last_sequence.value_or(0) << " in MANIFEST)\n"
-              << "  next file:       " << state.next_file_number.value_or(0)
-              << "\n"
-              << "  log number:      " << state.log_number.value_or(0);
-    if (state.prev_log_number.value_or(0) != 0) {
-      std::cout << " (previous " << *state.prev_log_number << ")";
-    }
-    std::cout << "\n  live logs:       ";
-    if (logs.empty()) std::cout << "none";
-    for (size_t i = 0; i < logs.size(); ++i) {
-      const LogInfo& l = logs[i];
-      std::cout << (i > 0 ? "\n                   " : "")
-                << absl::StrFormat("%06d.log: %d bytes, %d batches, %d ops",
-                                   l.number, l.size, l.records, l.ops);
-      if (l.records > 0) {
-        std::cout << absl::StrFormat(", seq %d..%d", l.first_seq, l.last_seq);
-      }
-    }
-    std::cout << "\n";
-    std::cout << absl::StrFormat(
-        "\nLevel  Files   Size(MiB)  Filter(KiB)     Entries  Key range\n"
-        "-----  -----  ----------  -----------  ----------  ---------\n");
-    for (int level = 0; level < config::kNumLevels; ++level) {
-      const LevelInfo& li = levels[level];
-      if (li.files == 0) continue;
-      std::cout << absl::StrFormat(
-          "%5d  %5d  %10.2f  %11.1f  %10d  \"%s\" .. \"%s\"\n", level, li.files,
-          li.bytes / 1048576.0, li.filter_memory / 1024.0, li.entries,
-          ShowBytes(li.smallest, key_out), ShowBytes(li.largest, key_out));
-    }
-    std::cout << absl::StrFormat("Total  %5d  %10.2f  %11.1f  %10d\n",
-                                 total.files, total.bytes / 1048576.0,
-                                 total.filter_memory / 1024.0, total.entries);
-    if (args.tables) {
-      std::cout << "\ntables:\n";
-      for (const TableInfo& t : tables) {
-        std::cout << absl::StrFormat(
-            "  L%d %06d.sst  %d bytes, %d entries, filter %d bytes "
-            "(%.2f bits/key), %s .. %s\n",
-            t.level, t.meta.number, t.meta.file_size, t.entries,
-            t.filter_memory, t.filter_bits_per_key,
-            ShowInternalKey(t.meta.smallest.Encode(), hex),
-            ShowInternalKey(t.meta.largest.Encode(), hex));
-      }
-    }
-    if (engine_stats) std::cout << "\nsift.stats (engine):\n" << *engine_stats;
-    for (const std::string& p : problems) std::cout << "problem: " << p << "\n";
+    PrintInfoText(args, d);
   }
-  if (!problems.empty()) {
-    std::cerr << "kvtool info: " << args.db << ": " << problems.size()
+  if (!d.problems.empty()) {
+    std::cerr << "kvtool info: " << args.db << ": " << d.problems.size()
               << " problem(s); run kvtool verify for a full check\n";
     return kExitDataError;
   }

@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "CLI/CLI.hpp"
 #include "tools/command.h"
@@ -32,6 +33,24 @@ int CommandSet::RunSelected() const {
 
 namespace {
 
+int PrintHelp(CLI::App& app, const std::string& topic) {
+  if (topic.empty()) {
+    // Not app.help(): it describes the selected subcommand, i.e. help itself.
+    std::cout << app.get_formatter()->make_help(&app, app.get_name(),
+                                                CLI::AppFormatMode::Normal);
+    return kExitOk;
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() == topic) {
+      std::cout << sub->help();
+      return kExitOk;
+    }
+  }
+  std::cerr << "kvtool help: no command named \"" << topic
+            << "\"; run kvtool help for the list\n";
+  return kExitUsage;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app(
       "Inspect and query sift databases and their files.\n"
@@ -39,6 +58,12 @@ int Main(int argc, char** argv) {
       "errors.",
       "kvtool");
   app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       std::string("kvtool (sift) ") + SIFT_VERSION_STRING);
+  std::string help_topic;
+  CLI::App* help =
+      app.add_subcommand("help", "Print this help, or a command's, and exit");
+  help->add_option("command", help_topic, "The command to describe");
   CommandSet commands(&app);
   AddDataCommands(&commands);
   AddInfoCommand(&commands);
@@ -55,6 +80,7 @@ int Main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitUsage;
   }
+  if (help->parsed()) return PrintHelp(app, help_topic);
   return commands.RunSelected();
 }
 

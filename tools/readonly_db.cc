@@ -3,8 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/db_iter.h"
 #include "db/filename.h"
-#include "db/log_reader.h"
-#include "db/write_batch_internal.h"
+#include "db/wal_replay.h"
 #include "sift/env.h"
 #include "table/iterators.h"
 #include "tools/db_files.h"
@@ -17,18 +16,15 @@ namespace {
 // Tables a tool keeps open at once; plenty for a single lookup or scan.
 constexpr int kMaxOpenTables = 200;
 
-class DamageCollector : public log::Reader::Reporter {
+// Replayed batches all go into one memtable: nothing is flushed.
+class MemTableTarget final : public ReplayTarget {
  public:
-  DamageCollector(const std::string& fname, std::vector<std::string>* out)
-      : fname_(fname), out_(out) {}
-  void Corruption(size_t bytes, const absl::Status& status) override {
-    out_->push_back(absl::StrCat(fname_, ": ", bytes,
-                                 " bytes skipped: ", status.message()));
-  }
+  explicit MemTableTarget(MemTable* mem) : mem_(mem) {}
+  MemTable* MemTableForInsert() override { return mem_; }
+  absl::Status BatchApplied() override { return absl::OkStatus(); }
 
  private:
-  const std::string& fname_;
-  std::vector<std::string>* const out_;
+  MemTable* const mem_;
 };
 
 }  // namespace
@@ -74,42 +70,25 @@ absl::Status ReadOnlyDB::Load() {
   mem_ = std::make_shared<MemTable>(icmp_);
   absl::StatusOr<DirListing> listing = ListDatabase(env, dbname_);
   if (!listing.ok()) return listing.status();
+  std::vector<uint64_t> logs;
   for (const auto& [number, size] : listing->logs) {
-    if (number < versions_->LogNumber() &&
-        number != versions_->PrevLogNumber()) {
-      continue;  // already in tables
-    }
-    s = ReplayLog(LogFileName(dbname_, number));
-    if (!s.ok()) return s;
+    if (IsLiveLog(number, versions_->LogNumber())) logs.push_back(number);
+  }
+  // The same point-in-time replay as recovery, so get and scan see what
+  // Open would serve.
+  MemTableTarget target(mem_.get());
+  s = ReplayWals(env, dbname_, logs, WalReplayOptions(), &target,
+                 &last_sequence_, &replay_);
+  if (!s.ok()) return s;
+  if (replay_.stopped_at_damage) {
+    log_damage_.push_back(absl::StrCat(
+        replay_.first_error,
+        "; showing only the writes before it, as Open would (left out: the "
+        "damaged record and ",
+        replay_.records_dropped, " intact records after it, ",
+        replay_.bytes_dropped, " bytes)"));
   }
   return absl::OkStatus();
-}
-
-absl::Status ReadOnlyDB::ReplayLog(const std::string& fname) {
-  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
-      options_.env->NewSequentialFile(fname);
-  if (!file.ok()) return file.status();
-  DamageCollector reporter(fname, &log_damage_);
-  log::Reader reader(file->get(), &reporter, /*verify_checksums=*/true);
-  std::string_view record;
-  std::string scratch;
-  WriteBatch batch;
-  while (reader.ReadRecord(&record, &scratch)) {
-    absl::Status s = WriteBatchInternal::SetContents(&batch, record);
-    if (s.ok()) s = WriteBatchInternal::InsertInto(&batch, mem_.get());
-    if (!s.ok()) {
-      log_damage_.push_back(absl::StrCat(fname, ": batch at offset ",
-                                         reader.LastRecordOffset(),
-                                         " skipped: ", s.message()));
-      continue;
-    }
-    const uint32_t count = WriteBatchInternal::Count(&batch);
-    if (count > 0) {
-      last_sequence_ = std::max(
-          last_sequence_, WriteBatchInternal::Sequence(&batch) + count - 1);
-    }
-  }
-  return reader.status();
 }
 
 absl::Status ReadOnlyDB::Get(std::string_view key, std::string* value) {

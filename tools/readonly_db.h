@@ -20,6 +20,7 @@
 #include "db/table_cache.h"
 #include "db/version.h"
 #include "db/version_set.h"
+#include "db/wal_replay.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 
@@ -42,14 +43,13 @@ class ReadOnlyDB {
   // As DB::NewIterator. REQUIRES: *this outlives the iterator.
   std::unique_ptr<Iterator> NewIterator();
 
-  // Damage skipped while replaying logs (recovery without paranoid_checks
-  // skips it too), one line each, naming the log.
+  // Damage that stopped the log replay (recovery without paranoid_checks
+  // stops there too), one line, naming the log; empty if none.
   const std::vector<std::string>& log_damage() const { return log_damage_; }
 
  private:
   explicit ReadOnlyDB(const std::string& dbname);
   absl::Status Load();
-  absl::Status ReplayLog(const std::string& fname);
 
   const std::string dbname_;
   Options options_;
@@ -59,6 +59,7 @@ class ReadOnlyDB {
   std::shared_ptr<const Version> version_;
   std::shared_ptr<MemTable> mem_;
   SequenceNumber last_sequence_ = 0;
+  RecoveryReport replay_;
   std::vector<std::string> log_damage_;
 };
 

@@ -251,11 +251,18 @@ void CheckLayout(TableReader* reader, TableReport* report) {
     if (!h.EndWithTrailer(&expected)) return;
   }
   const uint64_t footer_offset = report->file_size - Footer::kEncodedLength;
-  if (expected != footer_offset) {
+  if (expected < footer_offset) {
     reader->AddProblem(expected,
                        absl::StrFormat("%d stray bytes before the footer",
-                                       static_cast<int64_t>(footer_offset) -
-                                           static_cast<int64_t>(expected)));
+                                       footer_offset - expected));
+  } else if (expected > footer_offset) {
+    // A truncated table: the blocks its index names end past the footer
+    // read from the end of the file.
+    reader->AddProblem(footer_offset,
+                       absl::StrFormat("blocks end at offset %d, %d bytes past "
+                                       "the footer at the end of the file "
+                                       "(truncated table?)",
+                                       expected, expected - footer_offset));
   }
 }
 

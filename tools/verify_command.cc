@@ -104,17 +104,6 @@ class Verifier {
     for (const Problem& p : state_.edit_problems) {
       Error(manifest_path_, p.offset, p.message);
     }
-    auto require = [&](bool present, const char* what) {
-      if (!present) {
-        Error(manifest_path_, std::nullopt,
-              absl::StrCat("no edit sets the ", what,
-                           " (the engine cannot recover without it)"));
-      }
-    };
-    require(state_.comparator.has_value(), "comparator");
-    require(state_.log_number.has_value(), "log number");
-    require(state_.next_file_number.has_value(), "next file number");
-    require(state_.last_sequence.has_value(), "last sequence");
     if (state_.comparator && *state_.comparator != "sift.BytewiseComparator") {
       Error(manifest_path_, std::nullopt,
             absl::StrCat("unknown comparator \"", Escape(*state_.comparator),

@@ -117,6 +117,12 @@ class DB {
   //   "sift.filter-memory-bytes"     bytes of filters held by open tables
   //   "sift.sstables"                every live table by level
   //   "sift.approximate-memory-usage" memtables + block cache
+  //   "sift.recovery"                what Open's log replay did, one
+  //                                  "name: value" line each: logs and
+  //                                  records replayed; if damage stopped it
+  //                                  (doc/durability.md), the first error,
+  //                                  records and bytes left out, and the
+  //                                  NNNNNN.log.damaged files kept aside
   virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
 };
 

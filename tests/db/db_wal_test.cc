@@ -1,17 +1,22 @@
 // Recovery from damaged write-ahead logs: a log cut at any byte of its last
-// block recovers a clean prefix of the writes; damage in the middle is
-// reported, and fails Open under paranoid_checks.
+// block recovers a clean prefix of the writes; damage in the middle stops the
+// replay there (still a prefix), keeps the log aside and is reported, and
+// fails Open under paranoid_checks.
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "db/log_writer.h"
+#include "db/write_batch_internal.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/write_batch.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -172,81 +177,192 @@ TEST(DBWalTest, TruncatedLastBlockRecoversCleanPrefix) {
       log.size(), image.writes, opens, at_block_start, full);
 }
 
-TEST(DBWalTest, FlippedByteInTheMiddleIsReported) {
+std::string LogOf(const Image& image) {
+  for (const auto& [name, data] : image.files) {
+    if (name == image.log_name) return data;
+  }
+  return "";
+}
+
+// `image`'s files into a fresh in-memory Env, its WAL replaced by `log`.
+std::unique_ptr<Env> EnvWith(const Image& image, std::string_view log) {
+  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  EXPECT_TRUE(env->CreateDir(kDb).ok());
+  for (const auto& [name, data] : image.files) {
+    const std::string_view contents =
+        name == image.log_name ? log : std::string_view(data);
+    EXPECT_TRUE(
+        WriteWholeFile(env.get(), std::string(kDb) + "/" + name, contents)
+            .ok());
+  }
+  return env;
+}
+
+// Leading writes 0..n-1 the database holds; -1 if it is not such a prefix.
+int CountPrefix(DB* db) {
+  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+    if (it->key() != test::NumberKey(n, 8) || it->value() != ValueFor(n)) {
+      return -1;
+    }
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status();
+  return n;
+}
+
+// "name: value" of the sift.recovery property.
+std::string RecoveryField(DB* db, const std::string& name) {
+  const std::string text = db->GetProperty("sift.recovery").value_or("");
+  const std::string prefix = name + ": ";
+  const size_t at = text.find(prefix);
+  if (at == std::string::npos) return "";
+  const size_t end = text.find('\n', at);
+  return text.substr(at + prefix.size(), end - at - prefix.size());
+}
+
+bool Exists(Env* env, const std::string& name) {
+  return env->FileExists(std::string(kDb) + "/" + name);
+}
+
+// One flipped byte in the middle of a live log: Open recovers exactly the
+// writes before the damaged record (point-in-time), keeps the log aside
+// under NNNNNN.log.damaged, and reports what it left out in sift.recovery and
+// the LOG file.
+TEST(DBWalTest, FlippedByteInTheMiddleStopsReplayAtAPrefix) {
   const Image image = MakeImage(3 * kLogBlock + 1000, 3 * kLogBlock + 2000);
   ASSERT_FALSE(image.log_name.empty());
-  std::string log;
-  for (const auto& [name, data] : image.files) {
-    if (name == image.log_name) log = data;
-  }
+  const std::string log = LogOf(image);
   ASSERT_GT(log.size(), 3 * kLogBlock);
   // A byte inside the payload of a record in the second block.
   std::string damaged = log;
   damaged[kLogBlock + 1000] ^= 0x40;
+  const std::string kept =
+      image.log_name.substr(0, image.log_name.size() - 4) + ".log.damaged";
 
-  absl::Status s;
-  std::string stats;
-  // Default: Open succeeds, skips the damage, and says so.
+  std::unique_ptr<Env> env = EnvWith(image, damaged);
+  Options options;
+  options.env = env.get();
+  int n = 0;
   {
-    std::unique_ptr<Env> env = NewMemEnv(Env::Default());
-    const int n =
-        OpenAndCountPrefix(image, damaged, /*paranoid=*/false, &s, &stats);
-    ASSERT_TRUE(s.ok()) << s;
-    // Not a prefix any more: records of the damaged block are gone while
-    // later ones (third and fourth block) are back.
-    EXPECT_EQ(n, -1);
-    EXPECT_NE(stats.find("damaged bytes dropped"), std::string::npos) << stats;
-    EXPECT_EQ(stats.find(" 0 damaged bytes dropped"), std::string::npos)
-        << stats;
+    absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, kDb);
+    ASSERT_TRUE(db.ok()) << db.status();
+    n = CountPrefix(db->get());
+    ASSERT_GE(n, 0) << "the recovered state is not a prefix of the writes";
+    ASSERT_GT(n, 0);
+    ASSERT_LT(n, image.writes);
+
+    EXPECT_EQ(RecoveryField(db->get(), "stopped at damage"), "yes");
+    EXPECT_EQ(RecoveryField(db->get(), "records replayed"), std::to_string(n));
+    // The damaged record is lost; every intact one after it is counted.
+    EXPECT_EQ(RecoveryField(db->get(), "records dropped"),
+              std::to_string(image.writes - n - 1));
+    const std::string first_error = RecoveryField(db->get(), "first error");
+    EXPECT_NE(first_error.find(image.log_name), std::string::npos)
+        << first_error;
+    EXPECT_NE(first_error.find("checksum mismatch"), std::string::npos)
+        << first_error;
+    EXPECT_GT(std::stoul(RecoveryField(db->get(), "bytes dropped")),
+              2 * kLogBlock);
+    EXPECT_EQ(RecoveryField(db->get(), "kept aside"), kept);
+    EXPECT_NE(db->get()->GetProperty("sift.stats")->find("stopped at damage"),
+              std::string::npos);
+
+    // The damaged log, byte for byte, is kept; the original is obsolete.
+    absl::StatusOr<std::string> copy =
+        ReadWholeFile(env.get(), std::string(kDb) + "/" + kept);
+    ASSERT_TRUE(copy.ok()) << copy.status();
+    EXPECT_EQ(*copy, damaged);
+    EXPECT_FALSE(Exists(env.get(), image.log_name));
+    absl::StatusOr<std::string> info =
+        ReadWholeFile(env.get(), std::string(kDb) + "/LOG");
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_NE(info->find("WAL damage"), std::string::npos) << *info;
+    EXPECT_NE(info->find(kept), std::string::npos) << *info;
+
+    // New writes go on from the prefix.
+    ASSERT_TRUE(
+        (*db)->Put(WriteOptions(), test::NumberKey(n, 8), ValueFor(n)).ok());
   }
-  // paranoid_checks: the damage fails Open with DataLossError naming the
-  // log.
-  OpenAndCountPrefix(image, damaged, /*paranoid=*/true, &s);
-  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
-  EXPECT_NE(s.message().find(image.log_name), std::string::npos) << s;
+  {
+    // The kept log survives later opens and is never replayed.
+    absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, kDb);
+    ASSERT_TRUE(db.ok()) << db.status();
+    EXPECT_EQ(CountPrefix(db->get()), n + 1);
+    EXPECT_EQ(RecoveryField(db->get(), "stopped at damage"), "no");
+    EXPECT_TRUE(Exists(env.get(), kept));
+  }
+  // DestroyDB removes it with the rest.
+  ASSERT_TRUE(DestroyDB(kDb, options).ok());
+  EXPECT_FALSE(Exists(env.get(), kept));
 }
 
-// The keys after the damaged block survive when checks are not paranoid.
-TEST(DBWalTest, RecordsAfterDamageSurvive) {
+// paranoid_checks: the same damage fails Open with DataLossError naming the
+// log, and changes nothing on disk.
+TEST(DBWalTest, FlippedByteFailsParanoidOpen) {
   const Image image = MakeImage(3 * kLogBlock + 1000, 3 * kLogBlock + 2000);
-  std::string log;
-  for (const auto& [name, data] : image.files) {
-    if (name == image.log_name) log = data;
-  }
-  std::string damaged = log;
+  std::string damaged = LogOf(image);
   damaged[kLogBlock + 1000] ^= 0x40;
-
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
-  ASSERT_TRUE(env->CreateDir(kDb).ok());
-  for (const auto& [name, data] : image.files) {
-    ASSERT_TRUE(WriteWholeFile(env.get(), std::string(kDb) + "/" + name,
-                               name == image.log_name ? damaged : data)
-                    .ok());
+  std::unique_ptr<Env> env = EnvWith(image, damaged);
+  Options options;
+  options.env = env.get();
+  options.paranoid_checks = true;
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, kDb);
+  ASSERT_TRUE(absl::IsDataLoss(db.status())) << db.status();
+  EXPECT_NE(db.status().message().find(image.log_name), std::string::npos)
+      << db.status();
+  EXPECT_TRUE(Exists(env.get(), image.log_name));
+  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(kDb);
+  ASSERT_TRUE(children.ok());
+  for (const std::string& name : *children) {
+    EXPECT_EQ(name.find(".damaged"), std::string::npos) << name;
   }
+}
+
+// A later log holds writes that follow the damaged record: replaying it would
+// leave a hole, so it is not replayed either, and is kept aside too.
+TEST(DBWalTest, LogsAfterTheDamagedOneAreNotReplayed) {
+  const Image image = MakeImage(kLogBlock + 1000, kLogBlock + 2000);
+  std::string damaged = LogOf(image);
+  damaged[kLogBlock / 2] ^= 0x40;
+  std::unique_ptr<Env> env = EnvWith(image, damaged);
+
+  // A second live log with the next writes, numbered after the first.
+  const uint64_t first_number = std::stoull(image.log_name);
+  const uint64_t later_number = first_number + 100;
+  char later_name[32];
+  std::snprintf(later_name, sizeof(later_name), "%06llu.log",
+                static_cast<unsigned long long>(later_number));
+  constexpr int kLaterWrites = 20;
+  {
+    absl::StatusOr<std::unique_ptr<WritableFile>> file =
+        env->NewWritableFile(std::string(kDb) + "/" + later_name);
+    ASSERT_TRUE(file.ok());
+    log::Writer writer(file->get());
+    for (int i = 0; i < kLaterWrites; ++i) {
+      const int k = image.writes + i;
+      WriteBatch batch;
+      batch.Put(test::NumberKey(k, 8), ValueFor(k));
+      WriteBatchInternal::SetSequence(&batch, 100000 + i);
+      ASSERT_TRUE(writer.AddRecord(WriteBatchInternal::Contents(&batch)).ok());
+    }
+    ASSERT_TRUE((*file)->Close().ok());
+  }
+
   Options options;
   options.env = env.get();
   absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, kDb);
   ASSERT_TRUE(db.ok()) << db.status();
-  int present = 0;
-  for (int i = 0; i < image.writes; ++i) {
-    std::string value;
-    absl::Status s = (*db)->Get(ReadOptions(), test::NumberKey(i, 8), &value);
-    if (s.ok()) {
-      EXPECT_EQ(value, ValueFor(i));
-      ++present;
-    } else {
-      EXPECT_TRUE(absl::IsNotFound(s)) << s;
-    }
-  }
-  // The first block and the last two are intact.
-  std::string value;
-  EXPECT_TRUE((*db)->Get(ReadOptions(), test::NumberKey(0, 8), &value).ok());
-  EXPECT_TRUE(
-      (*db)
-          ->Get(ReadOptions(), test::NumberKey(image.writes - 1, 8), &value)
-          .ok());
-  EXPECT_LT(present, image.writes);
-  EXPECT_GT(present, image.writes / 2);
+  const int n = CountPrefix(db->get());
+  ASSERT_GE(n, 0) << "the recovered state is not a prefix of the writes";
+  ASSERT_LT(n, image.writes);
+  EXPECT_EQ(RecoveryField(db->get(), "logs replayed"), "1");
+  EXPECT_EQ(RecoveryField(db->get(), "records dropped"),
+            std::to_string(image.writes - n - 1 + kLaterWrites));
+  EXPECT_EQ(RecoveryField(db->get(), "kept aside"),
+            image.log_name + ".damaged " + later_name + ".damaged");
+  EXPECT_TRUE(Exists(env.get(), std::string(later_name) + ".damaged"));
+  EXPECT_FALSE(Exists(env.get(), later_name));
 }
 
 }  // namespace

@@ -434,5 +434,78 @@ TEST_F(LogTest, InitialOffsetStartsAtTheNextRecord) {
   EXPECT_EQ(reporter_.reports, 0);
 }
 
+// Collects every problem, torn tails included (the diagnostic view).
+class ProblemReporter final : public Reader::Reporter {
+ public:
+  void Report(const Problem& p) override { problems.push_back(p); }
+  std::vector<Problem> problems;
+};
+
+std::vector<Problem> ProblemsOf(std::string_view contents,
+                                std::vector<std::string>* records = nullptr) {
+  StringSource source(contents);
+  ProblemReporter reporter;
+  Reader reader(&source, &reporter, /*verify_checksums=*/true);
+  std::string scratch;
+  std::string_view record;
+  while (reader.ReadRecord(&record, &scratch)) {
+    if (records != nullptr) records->emplace_back(record);
+  }
+  EXPECT_TRUE(reader.status().ok()) << reader.status();
+  return reporter.problems;
+}
+
+// A log cut anywhere inside its last record, in the 7-byte header or after
+// it, has the same torn tail at the record's offset; nothing is damage.
+TEST_F(LogTest, TornTailIsReportedWhereverTheCutFalls) {
+  Write("first");
+  Write("second");
+  Write(BigString("last", 100));
+  const size_t start = ends_[1];
+  for (size_t cut = start + 1; cut < contents_.size(); ++cut) {
+    std::vector<std::string> records;
+    const std::vector<Problem> problems =
+        ProblemsOf(std::string_view(contents_).substr(0, cut), &records);
+    ASSERT_EQ(records, (std::vector<std::string>{"first", "second"}))
+        << "cut at " << cut;
+    ASSERT_EQ(problems.size(), 1u) << "cut at " << cut;
+    EXPECT_EQ(problems[0].kind, Problem::Kind::kTornTail) << "cut at " << cut;
+    EXPECT_EQ(problems[0].offset, start) << "cut at " << cut;
+    EXPECT_EQ(problems[0].bytes, cut - start) << "cut at " << cut;
+  }
+  // Cut exactly between records: a clean end, no problem at all.
+  EXPECT_TRUE(ProblemsOf(std::string_view(contents_).substr(0, start)).empty());
+  EXPECT_TRUE(ProblemsOf(contents_).empty());
+}
+
+// A record whose FIRST fragment is complete but whose LAST never made it:
+// a torn tail at the record's start, not damage.
+TEST_F(LogTest, FragmentedRecordCutShortIsATornTail) {
+  Write("whole");
+  Write(BigString("torn", kBlockSize + 100));
+  const std::vector<Problem> problems =
+      ProblemsOf(std::string_view(contents_).substr(0, kBlockSize));
+  ASSERT_FALSE(problems.empty());
+  for (const Problem& p : problems) {
+    EXPECT_EQ(p.kind, Problem::Kind::kTornTail) << p.reason;
+  }
+  EXPECT_EQ(problems.back().offset, ends_[0]);
+}
+
+// The diagnostic view sees damage at its offset, and reading goes on behind
+// a damaged fragment whose length still leads to an intact one.
+TEST_F(LogTest, DamageIsReportedAtItsOffsetAndReadingResumes) {
+  for (int i = 0; i < 5; ++i) Write(BigString(absl::StrCat("r", i), 200));
+  FlipByte(ends_[1] + kHeaderSize + 20);  // payload of record 2
+  std::vector<std::string> records;
+  const std::vector<Problem> problems = ProblemsOf(contents_, &records);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].kind, Problem::Kind::kDamage);
+  EXPECT_EQ(problems[0].offset, ends_[1]);
+  EXPECT_EQ(problems[0].bytes, ends_[2] - ends_[1]);
+  EXPECT_NE(problems[0].reason.find("checksum mismatch"), std::string::npos);
+  EXPECT_EQ(records.size(), 4u);
+}
+
 }  // namespace
 }  // namespace sift::log

@@ -8,8 +8,9 @@
 //     wrong value, a stale value or "not found" for a key that exists, and
 //     never crashes (the ASan/UBSan build runs the same sweep);
 //   - damage to a table is always detected by some read;
-//   - damage to the WAL loses at most the records of the damaged 32 KiB
-//     block (the log format's unit of resynchronization), and under
+//   - damage to the WAL stops its replay (point-in-time recovery): what is
+//     lost is a suffix of the log's records that starts no earlier than the
+//     damaged 32 KiB block, never a record with a later one kept; and under
 //     paranoid_checks fails Open unless it looks exactly like a write torn by
 //     a crash (a record running past the end of the file);
 //   - damage to the MANIFEST fails Open with DataLossError or is harmless.
@@ -305,17 +306,28 @@ class CorruptionSweepTest : public testing::Test {
     ASSERT_GE(files_[wal_name_].size(), 2 * log::kBlockSize);
   }
 
-  // Keys of the WAL records a flip at `offset` of the WAL may cost: those
-  // with bytes in the same 32 KiB block (the reader drops what it cannot
-  // trust in a damaged block and resumes at the next intact fragment).
+  // Keys of the WAL records a flip at `offset` of the WAL may cost: replay
+  // stops at the first damaged record, so every record with bytes in the
+  // damaged 32 KiB block or after it (a damaged length may hide where the
+  // damaged record begins within its block).
   std::set<std::string> MayLose(uint64_t offset) const {
     const uint64_t begin = offset / log::kBlockSize * log::kBlockSize;
-    const uint64_t end = begin + log::kBlockSize;
     std::set<std::string> keys;
     for (const WalRecord& r : wal_records_) {
-      if (r.begin < end && r.end > begin) keys.insert(r.key);
+      if (r.end > begin) keys.insert(r.key);
     }
     return keys;
+  }
+
+  // The lost WAL records are a suffix of the log: the state is a prefix.
+  bool LostIsASuffix(const std::set<std::string>& lost) const {
+    bool losing = false;
+    for (const WalRecord& r : wal_records_) {
+      const bool is_lost = lost.count(r.key) > 0;
+      if (losing && !is_lost) return false;
+      losing = is_lost;
+    }
+    return true;
   }
 
   std::unique_ptr<Env> base_env_;
@@ -513,6 +525,8 @@ TEST_F(CorruptionSweepTest, RandomByteDamageIsDetectedNeverWrongData) {
     }
     if (region == kWal) {
       st.lost_records += lost.size();
+      ASSERT_TRUE(LostIsASuffix(lost))
+          << what << ": a WAL record survives an earlier lost one";
       // Under paranoid_checks no damage loses records without failing Open.
       ASSERT_TRUE(lost.empty() || !paranoid)
           << what << ": lost " << lost.size() << " records without an error";

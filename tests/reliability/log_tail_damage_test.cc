@@ -15,10 +15,9 @@
 // fragment whose checksum still matches up to the end of the file, or an
 // intact fragment behind the damaged one, is reported as damage.
 //
-// kvtool's own log scanner (tools/log_scan.cc, Scanner::ScanBlock) still
-// reports such damage as a torn tail, a warning, so `kvtool verify` passes
-// the database: DISABLED_KvtoolFlagsLengthDamageInTheLastBlock, to enable
-// once the scanner applies the same rule.
+// kvtool reads logs with the same log::Reader (its diagnostic reporter), so
+// `kvtool verify` flags the damage too instead of passing it as a torn tail
+// (KvtoolFlagsLengthDamageInTheLastBlock).
 
 #include <sys/wait.h>
 
@@ -136,7 +135,7 @@ TEST_F(LogTailDamageTest, WalLengthDamageFailsParanoidOpen) {
 }
 
 #ifdef SIFT_KVTOOL_PATH
-TEST_F(LogTailDamageTest, DISABLED_KvtoolFlagsLengthDamageInTheLastBlock) {
+TEST_F(LogTailDamageTest, KvtoolFlagsLengthDamageInTheLastBlock) {
   {
     absl::StatusOr<std::unique_ptr<DB>> db = Open();
     ASSERT_TRUE(db.ok()) << db.status();
@@ -154,7 +153,7 @@ TEST_F(LogTailDamageTest, DISABLED_KvtoolFlagsLengthDamageInTheLastBlock) {
   ASSERT_TRUE(WriteEnvDir(Env::Default(), dbname, *files).ok());
   const std::string out = dir.path() + "/kvtool.out";
   const int status = RunProgram({SIFT_KVTOOL_PATH, "verify", dbname}, out);
-  // Today: exit 0, "torn tail" as a warning; "b" is intact behind it.
+  // Damage, not a torn tail: "b" is intact behind it.
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1)
       << "status " << status << ": " << ReadDiskFile(out);
 }

@@ -1,0 +1,198 @@
+#include "db/wal_replay.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "db/filename.h"
+#include "db/log_reader.h"
+#include "db/write_batch_internal.h"
+#include "sift/write_batch.h"
+
+namespace sift {
+namespace {
+
+// Remembers the earliest damage the reader reports, and the torn tails.
+class StopAtDamage final : public log::Reader::Reporter {
+ public:
+  void Report(const log::Problem& p) override {
+    if (p.kind == log::Problem::Kind::kTornTail) {
+      torn_tails_.push_back(p);
+      return;
+    }
+    // A record damaged in a later fragment is reported after that fragment,
+    // with an earlier offset: the prefix ends at the earliest.
+    if (!damage_ || p.offset < damage_->offset) damage_ = p;
+  }
+  // Read errors; the replay returns them from Reader::status().
+  void Corruption(size_t /*bytes*/, const absl::Status& /*status*/) override {}
+
+  void SetDamage(log::Problem p) {
+    if (!damage_ || p.offset < damage_->offset) damage_ = std::move(p);
+  }
+  const std::optional<log::Problem>& damage() const { return damage_; }
+  const std::vector<log::Problem>& torn_tails() const { return torn_tails_; }
+
+ private:
+  std::optional<log::Problem> damage_;
+  std::vector<log::Problem> torn_tails_;
+};
+
+std::string Describe(const std::string& fname, const log::Problem& p) {
+  return absl::StrCat(fname, ": log record at offset ", p.offset, ": ",
+                      p.reason);
+}
+
+// Intact records from the reader's position on (damage skipped).
+uint64_t CountRest(log::Reader& reader) {
+  uint64_t n = 0;
+  std::string_view record;
+  std::string scratch;
+  while (reader.ReadRecord(&record, &scratch)) ++n;
+  return n;
+}
+
+// Decode `record` into *batch and insert it into the target's memtable,
+// raising *max_sequence. A DataLossError if the batch does not decode, in
+// which case nothing was inserted.
+absl::Status InsertBatch(std::string_view record, ReplayTarget* target,
+                         WriteBatch* batch, SequenceNumber* max_sequence) {
+  absl::Status s = WriteBatchInternal::SetContents(batch, record);
+  if (s.ok()) {
+    s = WriteBatchInternal::InsertInto(batch, target->MemTableForInsert());
+  }
+  if (!s.ok()) return s;
+  const uint32_t count = WriteBatchInternal::Count(batch);
+  if (count > 0) {
+    *max_sequence = std::max(*max_sequence,
+                             WriteBatchInternal::Sequence(batch) + count - 1);
+  }
+  return absl::OkStatus();
+}
+
+// Replays one log; sets *damaged if it stopped at damage (and then counts
+// what it dropped into *report).
+absl::Status ReplayWal(Env* env, const std::string& fname,
+                       const WalReplayOptions& options, ReplayTarget* target,
+                       SequenceNumber* max_sequence, RecoveryReport* report,
+                       bool* damaged) {
+  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
+      env->NewSequentialFile(fname);
+  if (!file.ok()) return file.status();
+  StopAtDamage reporter;
+  log::Reader reader(file->get(), &reporter, /*verify_checksums=*/true);
+  std::string scratch;
+  std::string_view record;
+  WriteBatch batch;
+  uint64_t records = 0;
+  uint64_t records_after_damage = 0;
+  while (reader.ReadRecord(&record, &scratch)) {
+    // Reported before the record is returned: this record follows it.
+    if (reporter.damage()) {
+      records_after_damage = 1;
+      break;
+    }
+    if (absl::Status s = InsertBatch(record, target, &batch, max_sequence);
+        !s.ok()) {
+      // The record passed its checksum: damage from before it was written.
+      reporter.SetDamage({log::Problem::Kind::kDamage,
+                          reader.LastRecordOffset(), record.size(),
+                          absl::StrCat("bad write batch: ", s.message())});
+      break;
+    }
+    ++records;
+    if (absl::Status s = target->BatchApplied(); !s.ok()) return s;
+  }
+  if (!reader.status().ok()) return reader.status();
+  report->logs_replayed += 1;
+  report->records_replayed += records;
+
+  if (!reporter.damage()) {
+    for (const log::Problem& p : reporter.torn_tails()) {
+      if (options.info) {
+        options.info(
+            absl::StrCat("WAL torn tail (a write cut short by a "
+                         "crash; not damage): ",
+                         Describe(fname, p), " (", p.bytes, " bytes)"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  const log::Problem& damage = *reporter.damage();
+  const std::string what = Describe(fname, damage);
+  if (options.fail_on_damage) return absl::DataLossError(what);
+
+  *damaged = true;
+  report->stopped_at_damage = true;
+  report->first_error = what;
+  report->records_dropped += records_after_damage + CountRest(reader);
+  absl::StatusOr<uint64_t> size = env->GetFileSize(fname);
+  if (size.ok() && *size > damage.offset) {
+    report->bytes_dropped += *size - damage.offset;
+  }
+  return absl::OkStatus();
+}
+
+// A log after the damaged one: not replayed, only counted.
+void CountDropped(Env* env, const std::string& fname, RecoveryReport* report) {
+  absl::StatusOr<uint64_t> size = env->GetFileSize(fname);
+  if (size.ok()) report->bytes_dropped += *size;
+  absl::StatusOr<std::unique_ptr<SequentialFile>> file =
+      env->NewSequentialFile(fname);
+  if (!file.ok()) return;
+  log::Reader reader(file->get(), /*reporter=*/nullptr,
+                     /*verify_checksums=*/true);
+  report->records_dropped += CountRest(reader);
+}
+
+}  // namespace
+
+absl::Status ReplayWals(Env* env, std::string_view dbname,
+                        const std::vector<uint64_t>& numbers,
+                        const WalReplayOptions& options, ReplayTarget* target,
+                        SequenceNumber* max_sequence, RecoveryReport* report) {
+  bool damaged = false;
+  for (uint64_t number : numbers) {
+    const std::string fname = LogFileName(dbname, number);
+    if (damaged) {
+      report->unreplayed_logs.push_back(number);
+      CountDropped(env, fname, report);
+      continue;
+    }
+    if (absl::Status s = ReplayWal(env, fname, options, target, max_sequence,
+                                   report, &damaged);
+        !s.ok()) {
+      return s;
+    }
+    if (damaged) report->unreplayed_logs.push_back(number);
+  }
+  if (damaged && options.info) {
+    options.info(absl::StrCat(
+        "WAL damage: ", report->first_error,
+        "; replay stopped there (point-in-time recovery): the damaged record "
+        "and ",
+        report->records_dropped, " intact records after it (",
+        report->bytes_dropped, " bytes in ", report->unreplayed_logs.size(),
+        " log(s)) were not replayed"));
+  }
+  return absl::OkStatus();
+}
+
+std::string RecoveryReportText(const RecoveryReport& report) {
+  std::string out = absl::StrCat(
+      "logs replayed: ", report.logs_replayed,
+      "\nrecords replayed: ", report.records_replayed,
+      "\nstopped at damage: ", report.stopped_at_damage ? "yes" : "no", "\n");
+  if (report.stopped_at_damage) {
+    absl::StrAppend(&out, "first error: ", report.first_error,
+                    "\nrecords dropped: ", report.records_dropped,
+                    "\nbytes dropped: ", report.bytes_dropped,
+                    "\nkept aside: ", absl::StrJoin(report.kept_aside, " "),
+                    "\n");
+  }
+  return out;
+}
+
+}  // namespace sift
