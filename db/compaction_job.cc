@@ -210,7 +210,7 @@ absl::Status CompactionJob::Run() {
   }
   c->AddInputDeletions(c->edit());
   for (const FileMetaData& out : outputs_) {
-    c->edit()->AddFile(c->level() + 1, out);
+    c->edit()->AddFile(c->output_level(), out);
   }
   return absl::OkStatus();
 }

@@ -44,7 +44,7 @@ struct CompactionStats {
 
 // Runs one compaction that rewrites its inputs (for a trivial move, see
 // Compaction::MakeTrivialMoveEdit): merges the input tables and writes the
-// surviving entries to new tables of level + 1.
+// surviving entries to new tables of the output level.
 //
 // Which entries survive: for each user key, the newest entry, plus each older
 // entry that some snapshot may still read (an entry is dropped when a newer
@@ -53,9 +53,10 @@ struct CompactionStats {
 // level holds its user key (Compaction::IsBaseLevelForKey).
 //
 // Outputs end at MaxOutputFileSize(), where they would overlap too much of
-// level + 2, and where the keys step over a gap between input files (so that
-// a table flushed below level 0 while the job runs, which overlaps no input,
-// overlaps no output either); never between two entries of the same user key
+// the level below the output, and where the keys step over a gap between
+// input files (Compaction::CrossesInputGap: so that a table flushed below
+// level 0 while the job runs, which overlaps no input, overlaps no output
+// either); never between two entries of the same user key
 // (so a user key lives in one file per level). Each output is synced, closed,
 // and opened once through the table cache to check it.
 //
@@ -83,8 +84,8 @@ class CompactionJob {
   }
 
   // Do the work. On success, compaction->edit() holds the deletion of every
-  // input and the addition of every output at level + 1 (the caller runs
-  // LogAndApply). On failure (an input or output error, or *shutting_down
+  // input and the addition of every output at the output level (the caller
+  // runs LogAndApply). On failure (an input or output error, or *shutting_down
   // seen: absl::AbortedError) the output files written so far are removed
   // and the edit is left untouched.
   absl::Status Run();

@@ -109,6 +109,21 @@ class VersionSet {
   std::unique_ptr<Compaction> CompactRange(int level, const InternalKey* begin,
                                            const InternalKey* end);
 
+  // The last step of a manual compaction of [begin, end], for which
+  // level + 1 is the deepest level holding data in the range: every file of
+  // level + 1 in the range is rewritten, merged with the files of `level`
+  // overlapping the range if there are any (else rewritten in place, at
+  // level + 1). So all of the range's data ends merged at the bottom, where
+  // deletion markers with nothing below them are dropped. nullptr if neither
+  // level has a file in the range. The outputs are not cut at gaps between
+  // inputs (see Compaction::CrossesInputGap).
+  // REQUIRES: 0 <= level < config::kNumLevels - 1; no table is added to
+  // level + 1 while the compaction runs (the DB flushes only to level 0
+  // while any compaction job runs).
+  std::unique_ptr<Compaction> CompactRangeToBottom(int level,
+                                                   const InternalKey* begin,
+                                                   const InternalKey* end);
+
   // Add the numbers of the table files of every version still referenced
   // (the current one and any a reader or compaction still holds) to *live.
   void AddLiveFiles(std::set<uint64_t>* live) const;
@@ -124,7 +139,12 @@ class VersionSet {
   std::string EncodeSnapshot() const;
   void AppendVersion(std::shared_ptr<Version> v);
   void SetupOtherInputs(Compaction* c);
-  std::unique_ptr<Compaction> NewCompaction(int level);
+  // The level + 2 files overlapping [start, limit] become c's grandparents;
+  // the compaction of c's level resumes after `largest` next time.
+  void SetupGrandparentsAndPointer(Compaction* c, const InternalKey& start,
+                                   const InternalKey& limit,
+                                   const InternalKey& largest);
+  std::unique_ptr<Compaction> NewCompaction(int level, int output_level);
 
   const std::string dbname_;
   const Options* const options_;
