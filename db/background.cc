@@ -145,15 +145,13 @@ absl::Status BackgroundWork::TrivialMove(Compaction* c) {
 
 absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
   const SequenceNumber smallest_snapshot = state_.SmallestSnapshot();
-  // Output numbers, kept in pending_outputs until the edit naming them is
-  // applied. Touched only under the mutex.
-  std::vector<uint64_t> outputs;
+  // The outputs' guards, kept until the edit naming them is applied.
+  // Touched only under the mutex; declared before `job`, so they outlive it.
+  std::vector<PendingOutput> outputs;
   auto new_file_number = [this, &outputs]() {
     MutexLock lock(&state_.mutex);
-    const uint64_t number = state_.versions->NewFileNumber();
-    state_.pending_outputs.insert(number);
-    outputs.push_back(number);
-    return number;
+    outputs.push_back(state_.NewPendingOutput());
+    return outputs.back().number();
   };
   CompactionJob job(state_.dbname, state_.options, &state_.icmp,
                     state_.table_cache.get(), c, smallest_snapshot,
@@ -177,10 +175,11 @@ absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
     manifest_failed = !s.ok();
   }
   // Once applied, the outputs are live in the current version; a failed job
-  // removed its own outputs. Only after a failed LogAndApply do they stay
-  // pending: the abandoned MANIFEST may name them.
-  if (!manifest_failed) {
-    for (uint64_t number : outputs) state_.pending_outputs.erase(number);
+  // removed its own outputs: either way their guards go at the end of this
+  // function. Only after a failed LogAndApply do they stay pending: the
+  // abandoned MANIFEST may name them.
+  if (manifest_failed) {
+    for (PendingOutput& output : outputs) output.KeepPending();
   }
   const CompactionStats stats = job.stats();
   state_.level_stats[c->output_level()] += stats;

@@ -114,15 +114,17 @@ absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
 
   std::shared_ptr<MemTable> mem;
   SequenceNumber max_sequence = state_.versions->LastSequence();
+  // Guards of the tables written, until the edit naming them is applied.
+  std::vector<PendingOutput> tables;
   for (uint64_t number : logs) {
-    if (absl::Status s = ReplayLog(number, &mem, &max_sequence, &edit);
+    if (absl::Status s = ReplayLog(number, &mem, &max_sequence, &edit, &tables);
         !s.ok()) {
       return s;
     }
   }
   if (mem != nullptr && mem->NumEntries() > 0) {
     if (absl::Status s = WriteMemTableToTable(state_, mem.get(), &edit,
-                                              /*base=*/nullptr);
+                                              /*base=*/nullptr, &tables);
         !s.ok()) {
       return s;
     }
@@ -139,10 +141,11 @@ absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
   edit.SetLogNumber(log_number);
   edit.SetPrevLogNumber(0);
   absl::Status s = state_.versions->LogAndApply(&edit, &state_.mutex);
-  for (const auto& [level, meta] : edit.new_files()) {
-    if (s.ok()) state_.pending_outputs.erase(meta.number);
+  if (!s.ok()) {
+    for (PendingOutput& table : tables) table.KeepPending();
+    return s;
   }
-  if (!s.ok()) return s;
+  tables.clear();
 
   absl::StatusOr<std::unique_ptr<WritableFile>> file =
       env->NewWritableFile(LogFileName(dbname, log_number));
@@ -229,7 +232,8 @@ absl::Status Recovery::CheckTablesPresent(
 absl::Status Recovery::ReplayLog(uint64_t number,
                                  std::shared_ptr<MemTable>* mem,
                                  SequenceNumber* max_sequence,
-                                 VersionEdit* edit) {
+                                 VersionEdit* edit,
+                                 std::vector<PendingOutput>* tables) {
   const std::string fname = LogFileName(state_.dbname, number);
   absl::StatusOr<std::unique_ptr<SequentialFile>> file =
       state_.env->NewSequentialFile(fname);
@@ -263,7 +267,8 @@ absl::Status Recovery::ReplayLog(uint64_t number,
           *max_sequence, WriteBatchInternal::Sequence(&batch) + count - 1);
     }
     if ((*mem)->ApproximateMemoryUsage() > state_.options.write_buffer_size) {
-      s = WriteMemTableToTable(state_, mem->get(), edit, /*base=*/nullptr);
+      s = WriteMemTableToTable(state_, mem->get(), edit, /*base=*/nullptr,
+                               tables);
       mem->reset();
       if (!s.ok()) return s;
     }

@@ -58,9 +58,10 @@ class Recovery {
   absl::Status CheckTablesPresent(const std::vector<std::string>& children)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
   // Replay one WAL into *mem (created on demand), flushing full memtables
-  // into *edit.
+  // into *edit (their guards appended to *tables).
   absl::Status ReplayLog(uint64_t number, std::shared_ptr<MemTable>* mem,
-                         SequenceNumber* max_sequence, VersionEdit* edit)
+                         SequenceNumber* max_sequence, VersionEdit* edit,
+                         std::vector<PendingOutput>* tables)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
   DBState& state_;

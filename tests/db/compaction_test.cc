@@ -14,6 +14,7 @@
 
 #include "db/builder.h"
 #include "db/compaction_job.h"
+#include "db/db_state.h"
 #include "db/filename.h"
 #include "db/memtable.h"
 #include "db/version_set.h"
@@ -713,6 +714,37 @@ TEST_F(FullCompactionTest, SnapshotKeepsDeletionsUntilReleased) {
   for (int k = 0; k < kKeys; k += 7) {
     EXPECT_EQ(db_->Get(ReadOptions(), Key(k), &value).ok(), k >= kDeleted);
   }
+}
+
+// Compaction and flush outputs are protected from deletion by a guard that
+// unregisters itself, unless told to keep its number pending for good.
+TEST(PendingOutputTest, RegisteredUntilDestroyedUnlessKept) {
+  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  Options options;
+  options.env = env.get();
+  DBState state(SanitizeOptions(options), "/pending");
+  MutexLock lock(&state.mutex);
+  uint64_t kept = 0;
+  {
+    PendingOutput a = state.NewPendingOutput();
+    PendingOutput b = state.NewPendingOutput();
+    PendingOutput c = state.NewPendingOutput();
+    EXPECT_LT(a.number(), b.number());
+    EXPECT_EQ(state.pending_outputs(),
+              (std::set<uint64_t>{a.number(), b.number(), c.number()}));
+    // Moving hands the registration on; assigning over a guard ends its own.
+    const uint64_t a_number = a.number();
+    const uint64_t c_number = c.number();
+    PendingOutput moved = std::move(a);
+    EXPECT_EQ(moved.number(), a_number);
+    EXPECT_EQ(state.pending_outputs().size(), 3u);
+    moved = std::move(c);
+    EXPECT_EQ(state.pending_outputs(),
+              (std::set<uint64_t>{b.number(), c_number}));
+    kept = b.number();
+    b.KeepPending();
+  }
+  EXPECT_EQ(state.pending_outputs(), std::set<uint64_t>{kept});
 }
 
 // Version::Get and AddIterators on real tables (the fixture builds them).
