@@ -70,7 +70,6 @@ absl::Status FlushImmutableMemTable(DBState& state, bool pick_level) {
   if (s.ok()) {
     // Every WAL before the current one held only writes of imm (or of
     // memtables flushed earlier): they are obsolete once this edit lands.
-    edit.SetPrevLogNumber(0);
     edit.SetLogNumber(state.logfile_number);
     s = state.versions->LogAndApply(&edit, &state.mutex);
   }

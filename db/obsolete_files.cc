@@ -21,7 +21,6 @@ void DeleteObsoleteFiles(DBState& state) {
   std::set<uint64_t> live = state.pending_outputs();
   state.versions->AddLiveFiles(&live);
   const uint64_t log_number = state.versions->LogNumber();
-  const uint64_t prev_log_number = state.versions->PrevLogNumber();
   const uint64_t manifest_number = state.versions->ManifestFileNumber();
 
   state.mutex.Unlock();
@@ -40,7 +39,7 @@ void DeleteObsoleteFiles(DBState& state) {
     bool keep = true;
     switch (type) {
       case FileType::kLogFile:
-        keep = number >= log_number || number == prev_log_number;
+        keep = number >= log_number;
         break;
       case FileType::kDescriptorFile:
         keep = number >= manifest_number;

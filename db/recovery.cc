@@ -89,8 +89,7 @@ absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
       return absl::InvalidArgumentError(
           absl::StrCat(dbname, ": database exists (error_if_exists is true)"));
     }
-    bool save_manifest = false;
-    if (absl::Status s = state_.versions->Recover(&save_manifest); !s.ok()) {
+    if (absl::Status s = state_.versions->Recover(); !s.ok()) {
       return s;
     }
     if (absl::Status s = CheckTablesPresent(*children); !s.ok()) return s;
@@ -104,9 +103,7 @@ absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
     state_.versions->MarkFileNumberUsed(number);
-    if (type == FileType::kLogFile &&
-        (number >= state_.versions->LogNumber() ||
-         number == state_.versions->PrevLogNumber())) {
+    if (type == FileType::kLogFile && number >= state_.versions->LogNumber()) {
       logs.push_back(number);
     }
   }
@@ -139,7 +136,6 @@ absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
   // which is fine, where the other order could leave a WAL without CURRENT.
   const uint64_t log_number = state_.versions->NewFileNumber();
   edit.SetLogNumber(log_number);
-  edit.SetPrevLogNumber(0);
   absl::Status s = state_.versions->LogAndApply(&edit, &state_.mutex);
   if (!s.ok()) {
     for (PendingOutput& table : tables) table.KeepPending();

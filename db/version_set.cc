@@ -167,7 +167,6 @@ std::string VersionSet::EncodeSnapshot() const {
   // The counters too, so that the snapshot alone describes a database; the
   // edit logged after it updates them.
   edit.SetLogNumber(log_number_);
-  edit.SetPrevLogNumber(prev_log_number_);
   edit.SetNextFile(next_file_number_);
   edit.SetLastSequence(last_sequence_);
   for (int level = 0; level < config::kNumLevels; ++level) {
@@ -187,9 +186,6 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     assert(*edit->log_number() < next_file_number_);
   } else {
     edit->SetLogNumber(log_number_);
-  }
-  if (!edit->prev_log_number().has_value()) {
-    edit->SetPrevLogNumber(prev_log_number_);
   }
 
   auto v =
@@ -269,7 +265,6 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     compact_pointer_[level] = key;
   }
   log_number_ = *edit->log_number();
-  prev_log_number_ = *edit->prev_log_number();
   AppendVersion(std::move(v));
   return absl::OkStatus();
 }
@@ -310,7 +305,7 @@ absl::StatusOr<std::string> ReadSmallFile(Env* env, const std::string& fname) {
 
 }  // namespace
 
-absl::Status VersionSet::Recover(bool* save_manifest) {
+absl::Status VersionSet::Recover() {
   // CURRENT: "MANIFEST-NNNNNN\n".
   const std::string current_name = CurrentFileName(dbname_);
   absl::StatusOr<std::string> current = ReadSmallFile(env_, current_name);
@@ -346,7 +341,6 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
   }
 
   std::optional<uint64_t> log_number;
-  std::optional<uint64_t> prev_log_number;
   std::optional<uint64_t> next_file;
   std::optional<SequenceNumber> last_sequence;
   bool have_comparator = false;
@@ -377,7 +371,6 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
       compact_pointers[level] = key;
     }
     if (edit.log_number()) log_number = edit.log_number();
-    if (edit.prev_log_number()) prev_log_number = edit.prev_log_number();
     if (edit.next_file_number()) next_file = edit.next_file_number();
     if (edit.last_sequence()) last_sequence = edit.last_sequence();
   }
@@ -415,17 +408,12 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
   next_file_number_ = *next_file;
   last_sequence_ = *last_sequence;
   log_number_ = *log_number;
-  prev_log_number_ = prev_log_number.value_or(0);
   // A damaged counter must not hand out a number already in use.
   MarkFileNumberUsed(manifest_number);
   MarkFileNumberUsed(log_number_);
-  MarkFileNumberUsed(prev_log_number_);
   for (int level = 0; level < config::kNumLevels; ++level) {
     for (const auto& f : current_->files(level)) MarkFileNumberUsed(f->number);
   }
-  // Writes go to a new MANIFEST (started by the next LogAndApply) so that a
-  // damaged tail of the old one is never appended to.
-  *save_manifest = true;
   return absl::OkStatus();
 }
 

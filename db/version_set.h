@@ -48,8 +48,8 @@ class VersionSet {
   ~VersionSet();
 
   // Apply *edit to the current version, log it to the MANIFEST and install
-  // the result as current. Fills in the edit's log number (if unset), previous
-  // log number, next file number and last sequence from this VersionSet.
+  // the result as current. Fills in the edit's log number (if unset), next
+  // file number and last sequence from this VersionSet.
   // When no MANIFEST is open (after Recover, on a new database, or after a
   // failed write) a new MANIFEST is started with a record of the whole state
   // and CURRENT is pointed at it.
@@ -69,9 +69,10 @@ class VersionSet {
   // a missing or damaged MANIFEST, or one lacking the comparator, log number,
   // next file number or last sequence is absl::DataLossError naming the file:
   // never an empty database. A comparator other than icmp's user comparator
-  // is absl::InvalidArgumentError. Sets *save_manifest to true: the caller
-  // must LogAndApply before writing, which starts a new MANIFEST.
-  absl::Status Recover(bool* save_manifest);
+  // is absl::InvalidArgumentError. The caller must LogAndApply before
+  // writing, which starts a new MANIFEST (the old one may end in a damaged
+  // tail, never to be appended to).
+  absl::Status Recover();
 
   // The installed version. Hold the result for as long as you read from it.
   std::shared_ptr<const Version> current() const { return current_; }
@@ -85,10 +86,9 @@ class VersionSet {
   void ReuseFileNumber(uint64_t number);
 
   uint64_t ManifestFileNumber() const { return manifest_file_number_; }
-  // Logs with numbers below LogNumber() are no longer needed (except
-  // PrevLogNumber(), 0 if none): their contents are in tables.
+  // Logs with numbers below LogNumber() are no longer needed: their contents
+  // are in tables.
   uint64_t LogNumber() const { return log_number_; }
-  uint64_t PrevLogNumber() const { return prev_log_number_; }
   SequenceNumber LastSequence() const { return last_sequence_; }
   // REQUIRES: s >= LastSequence()
   void SetLastSequence(SequenceNumber s);
@@ -156,7 +156,6 @@ class VersionSet {
   uint64_t manifest_file_number_ = 0;
   SequenceNumber last_sequence_ = 0;
   uint64_t log_number_ = 0;
-  uint64_t prev_log_number_ = 0;
 
   // The open MANIFEST; both null until the first LogAndApply after Recover,
   // or after a failed write.

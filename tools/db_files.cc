@@ -62,7 +62,6 @@ namespace {
 void ApplyEdit(uint64_t offset, const VersionEdit& edit, ManifestState* state) {
   if (edit.comparator()) state->comparator = edit.comparator();
   if (edit.log_number()) state->log_number = edit.log_number();
-  if (edit.prev_log_number()) state->prev_log_number = edit.prev_log_number();
   if (edit.next_file_number()) {
     state->next_file_number = edit.next_file_number();
   }
@@ -178,11 +177,8 @@ std::vector<uint64_t> LiveLogs(const ManifestState& state,
                                const DirListing& listing) {
   std::vector<uint64_t> live;
   const uint64_t min_log = state.log_number.value_or(0);
-  const uint64_t prev_log = state.prev_log_number.value_or(0);
   for (const auto& [number, size] : listing.logs) {
-    if (number >= min_log || (prev_log != 0 && number == prev_log)) {
-      live.push_back(number);
-    }
+    if (number >= min_log) live.push_back(number);
   }
   return live;
 }

@@ -37,7 +37,6 @@ struct ManifestState {
 
   std::optional<std::string> comparator;
   std::optional<uint64_t> log_number;
-  std::optional<uint64_t> prev_log_number;
   std::optional<uint64_t> next_file_number;
   std::optional<SequenceNumber> last_sequence;
   // Live tables per level, by file number.
@@ -79,8 +78,8 @@ struct DirListing {
 };
 absl::StatusOr<DirListing> ListDatabase(Env* env, const std::string& dbname);
 
-// Logs the database still needs (number >= log_number, or prev_log_number),
-// oldest first: those recovery replays.
+// Logs the database still needs (number >= log_number), oldest first: those
+// recovery replays.
 std::vector<uint64_t> LiveLogs(const ManifestState& state,
                                const DirListing& listing);
 

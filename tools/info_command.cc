@@ -245,7 +245,6 @@ int RunInfo(const InfoArgs& args) {
            {"manifest_last_sequence", opt(state.last_sequence)},
            {"next_file_number", opt(state.next_file_number)},
            {"log_number", opt(state.log_number)},
-           {"prev_log_number", opt(state.prev_log_number)},
            {"live_logs", std::move(jlogs)},
            {"levels", std::move(jl)},
            {"total",
@@ -270,9 +269,6 @@ int RunInfo(const InfoArgs& args) {
               << "  next file:       " << state.next_file_number.value_or(0)
               << "\n"
               << "  log number:      " << state.log_number.value_or(0);
-    if (state.prev_log_number.value_or(0) != 0) {
-      std::cout << " (previous " << *state.prev_log_number << ")";
-    }
     std::cout << "\n  live logs:       ";
     if (logs.empty()) std::cout << "none";
     for (size_t i = 0; i < logs.size(); ++i) {

@@ -41,7 +41,6 @@ Json EditJson(uint64_t offset, const VersionEdit& e, bool hex) {
   Json j{{"offset", offset}};
   if (e.comparator()) j["comparator"] = Escape(*e.comparator());
   if (e.log_number()) j["log_number"] = *e.log_number();
-  if (e.prev_log_number()) j["prev_log_number"] = *e.prev_log_number();
   if (e.next_file_number()) j["next_file_number"] = *e.next_file_number();
   if (e.last_sequence()) j["last_sequence"] = *e.last_sequence();
   if (!e.compact_pointers().empty()) {
@@ -76,9 +75,6 @@ void PrintEdit(uint64_t offset, const VersionEdit& e, bool hex) {
   }
   if (e.log_number()) {
     std::cout << "  log number:      " << *e.log_number() << "\n";
-  }
-  if (e.prev_log_number()) {
-    std::cout << "  prev log number: " << *e.prev_log_number() << "\n";
   }
   if (e.next_file_number()) {
     std::cout << "  next file:       " << *e.next_file_number() << "\n";
@@ -150,7 +146,6 @@ int RunManifest(const ManifestArgs& args) {
         Json{{"comparator",
               state.comparator ? Json(Escape(*state.comparator)) : Json()},
              {"log_number", opt(state.log_number)},
-             {"prev_log_number", opt(state.prev_log_number)},
              {"next_file_number", opt(state.next_file_number)},
              {"last_sequence", opt(state.last_sequence)},
              {"levels", std::move(levels)}};

@@ -65,8 +65,7 @@ absl::Status ReadOnlyDB::Load() {
                                            table_cache_.get(), &icmp_);
   // Recover only reads CURRENT and the MANIFEST; the version it installs is
   // never logged (no LogAndApply), so nothing is written.
-  bool save_manifest = false;
-  absl::Status s = versions_->Recover(&save_manifest);
+  absl::Status s = versions_->Recover();
   if (!s.ok()) return s;
   version_ = versions_->current();
   last_sequence_ = versions_->LastSequence();
@@ -75,10 +74,7 @@ absl::Status ReadOnlyDB::Load() {
   absl::StatusOr<DirListing> listing = ListDatabase(env, dbname_);
   if (!listing.ok()) return listing.status();
   for (const auto& [number, size] : listing->logs) {
-    if (number < versions_->LogNumber() &&
-        number != versions_->PrevLogNumber()) {
-      continue;  // already in tables
-    }
+    if (number < versions_->LogNumber()) continue;  // already in tables
     s = ReplayLog(LogFileName(dbname_, number));
     if (!s.ok()) return s;
   }
