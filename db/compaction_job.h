@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,16 @@ class CompactionJob {
   CompactionStats stats() const { return stats_; }
 
  private:
+  // The merge loop over the inputs; stops at the first error.
+  absl::Status ProcessInput(Iterator* input);
+  // The merge reached the first entry of `user_key`: end the current output
+  // if a cut is due.
+  absl::Status StartUserKey(std::string_view user_key);
+  // True if nobody can read the entry (the rules in the class comment).
+  // Records its sequence as the last seen of its user key.
+  bool DropEntry(const ParsedInternalKey& ikey);
+  // Append the entry to the current output, opening one if there is none.
+  absl::Status AddToOutput(std::string_view key, std::string_view value);
   absl::Status OpenOutput();
   // Finish the current output; `input_status` is the merge iterator's status.
   absl::Status FinishOutput(const absl::Status& input_status);
@@ -116,6 +127,14 @@ class CompactionJob {
   std::unique_ptr<TableBuilder> builder_;
   std::vector<FileMetaData> outputs_;  // the last one is being written
   CompactionStats stats_;
+
+  // The user key of the entries being read, and the sequence of the last
+  // (newer) entry of it seen, if any.
+  std::string current_user_key_;
+  bool has_current_user_key_ = false;
+  std::optional<SequenceNumber> last_sequence_for_key_;
+  // The grandparent limit asked for a cut, which waits for the next user key.
+  bool cut_pending_ = false;
 };
 
 }  // namespace sift

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -305,7 +306,37 @@ absl::StatusOr<std::string> ReadSmallFile(Env* env, const std::string& fname) {
 
 }  // namespace
 
-absl::Status VersionSet::Recover() {
+// The fields of a MANIFEST's records that Recover needs besides the files:
+// the last value of each, as the records are read in order.
+struct VersionSet::ManifestState {
+  bool have_comparator = false;
+  std::optional<uint64_t> log_number;
+  std::optional<uint64_t> next_file;
+  std::optional<SequenceNumber> last_sequence;
+  std::array<InternalKey, config::kNumLevels> compact_pointers;
+
+  void Apply(const VersionEdit& edit) {
+    if (edit.comparator().has_value()) have_comparator = true;
+    for (const auto& [level, key] : edit.compact_pointers()) {
+      compact_pointers[level] = key;
+    }
+    if (edit.log_number()) log_number = edit.log_number();
+    if (edit.next_file_number()) next_file = edit.next_file_number();
+    if (edit.last_sequence()) last_sequence = edit.last_sequence();
+  }
+
+  // The first field a usable MANIFEST must have but this one lacks, or
+  // nullptr.
+  const char* Missing() const {
+    if (!have_comparator) return "comparator name";
+    if (!log_number) return "log number";
+    if (!next_file) return "next file number";
+    if (!last_sequence) return "last sequence number";
+    return nullptr;
+  }
+};
+
+absl::StatusOr<uint64_t> VersionSet::ReadCurrentFile() const {
   // CURRENT: "MANIFEST-NNNNNN\n".
   const std::string current_name = CurrentFileName(dbname_);
   absl::StatusOr<std::string> current = ReadSmallFile(env_, current_name);
@@ -326,9 +357,12 @@ absl::Status VersionSet::Recover() {
     return absl::DataLossError(absl::StrCat(
         current_name, ": damaged (does not name a MANIFEST file)"));
   }
+  return manifest_number;
+}
 
-  const std::string manifest_name =
-      DescriptorFileName(dbname_, manifest_number);
+absl::Status VersionSet::ReplayManifest(const std::string& manifest_name,
+                                        Builder* builder,
+                                        ManifestState* state) const {
   absl::StatusOr<std::unique_ptr<SequentialFile>> file =
       env_->NewSequentialFile(manifest_name);
   if (!file.ok()) {
@@ -340,13 +374,6 @@ absl::Status VersionSet::Recover() {
     return file.status();
   }
 
-  std::optional<uint64_t> log_number;
-  std::optional<uint64_t> next_file;
-  std::optional<SequenceNumber> last_sequence;
-  bool have_comparator = false;
-  std::array<InternalKey, config::kNumLevels> compact_pointers;
-
-  Builder builder(icmp_, current_.get());
   ManifestReporter reporter;
   log::Reader reader(file->get(), &reporter, /*verify_checksums=*/true);
   std::string_view record;
@@ -358,43 +385,39 @@ absl::Status VersionSet::Recover() {
           absl::StrCat(manifest_name, ": record at offset ",
                        reader.LastRecordOffset(), ": ", s.message()));
     }
-    if (edit.comparator().has_value()) {
-      if (*edit.comparator() != icmp_->user_comparator()->Name()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            manifest_name, ": written with comparator ", *edit.comparator(),
-            ", opened with ", icmp_->user_comparator()->Name()));
-      }
-      have_comparator = true;
+    if (edit.comparator().has_value() &&
+        *edit.comparator() != icmp_->user_comparator()->Name()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          manifest_name, ": written with comparator ", *edit.comparator(),
+          ", opened with ", icmp_->user_comparator()->Name()));
     }
-    builder.Apply(edit);
-    for (const auto& [level, key] : edit.compact_pointers()) {
-      compact_pointers[level] = key;
-    }
-    if (edit.log_number()) log_number = edit.log_number();
-    if (edit.next_file_number()) next_file = edit.next_file_number();
-    if (edit.last_sequence()) last_sequence = edit.last_sequence();
+    builder->Apply(edit);
+    state->Apply(edit);
   }
   if (!reader.status().ok()) return reader.status();
   if (!reporter.first().ok()) {
     return absl::DataLossError(
         absl::StrCat(manifest_name, ": ", reporter.first().message()));
   }
+  return absl::OkStatus();
+}
 
-  const char* missing = nullptr;
-  if (!have_comparator) {
-    missing = "comparator name";
-  } else if (!log_number) {
-    missing = "log number";
-  } else if (!next_file) {
-    missing = "next file number";
-  } else if (!last_sequence) {
-    missing = "last sequence number";
+absl::Status VersionSet::Recover() {
+  absl::StatusOr<uint64_t> manifest_number = ReadCurrentFile();
+  if (!manifest_number.ok()) return manifest_number.status();
+  const std::string manifest_name =
+      DescriptorFileName(dbname_, *manifest_number);
+
+  Builder builder(icmp_, current_.get());
+  ManifestState state;
+  if (absl::Status s = ReplayManifest(manifest_name, &builder, &state);
+      !s.ok()) {
+    return s;
   }
-  if (missing != nullptr) {
+  if (const char* missing = state.Missing(); missing != nullptr) {
     return absl::DataLossError(
         absl::StrCat(manifest_name, ": no ", missing, " entry"));
   }
-
   auto v =
       std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size);
   if (absl::Status s = builder.SaveTo(v.get()); !s.ok()) {
@@ -403,13 +426,13 @@ absl::Status VersionSet::Recover() {
 
   // Commit: nothing below can fail.
   AppendVersion(std::move(v));
-  compact_pointer_ = std::move(compact_pointers);
-  manifest_file_number_ = manifest_number;
-  next_file_number_ = *next_file;
-  last_sequence_ = *last_sequence;
-  log_number_ = *log_number;
+  compact_pointer_ = std::move(state.compact_pointers);
+  manifest_file_number_ = *manifest_number;
+  next_file_number_ = *state.next_file;
+  last_sequence_ = *state.last_sequence;
+  log_number_ = *state.log_number;
   // A damaged counter must not hand out a number already in use.
-  MarkFileNumberUsed(manifest_number);
+  MarkFileNumberUsed(manifest_file_number_);
   MarkFileNumberUsed(log_number_);
   for (int level = 0; level < config::kNumLevels; ++level) {
     for (const auto& f : current_->files(level)) MarkFileNumberUsed(f->number);

@@ -14,6 +14,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "db/compaction.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
@@ -133,6 +134,13 @@ class VersionSet {
 
  private:
   class Builder;
+  struct ManifestState;
+
+  // Recover's steps: the number of the MANIFEST that CURRENT names; the
+  // MANIFEST's records applied to *builder and *state in order.
+  absl::StatusOr<uint64_t> ReadCurrentFile() const;
+  absl::Status ReplayManifest(const std::string& manifest_name,
+                              Builder* builder, ManifestState* state) const;
 
   // The MANIFEST record that describes the whole current state: comparator,
   // counters, compact pointers and every file. The head of each new MANIFEST.
