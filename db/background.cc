@@ -40,14 +40,18 @@ absl::Status BackgroundWork::WaitForFlush() {
 
 absl::Status BackgroundWork::CompactLevelRange(int level,
                                                const InternalKey* begin,
-                                               const InternalKey* end) {
+                                               const InternalKey* end,
+                                               bool to_bottom) {
   assert(level >= 0 && level < config::kNumLevels - 1);
   ManualCompaction manual;
   manual.level = level;
   manual.begin = begin;
   manual.end = end;
-  // Each round removes at least one of the files there now from `level`.
-  manual.rounds_left = state_.versions->NumLevelFiles(level) + 1;
+  manual.to_bottom = to_bottom;
+  // Each round removes at least one of the files there now from `level`. A
+  // rewrite of the bottom runs once: a second round would rewrite it again.
+  manual.rounds_left =
+      to_bottom ? 1 : state_.versions->NumLevelFiles(level) + 1;
   while (!manual.done && state_.bg_error.ok()) {
     if (manual_ == nullptr) {
       // One manual compaction at a time; later callers wait their turn.
@@ -85,7 +89,10 @@ void BackgroundWork::Step() {
 
   ManualCompaction* const manual = manual_;
   std::unique_ptr<Compaction> c;
-  if (manual != nullptr) {
+  if (manual != nullptr && manual->to_bottom) {
+    c = state_.versions->CompactRangeToBottom(manual->level, manual->begin,
+                                              manual->end);
+  } else if (manual != nullptr) {
     c = state_.versions->CompactRange(manual->level, manual->begin,
                                       manual->end);
   } else {
@@ -132,22 +139,20 @@ absl::Status BackgroundWork::TrivialMove(Compaction* c) {
   absl::Status s = state_.versions->LogAndApply(c->edit(), &state_.mutex);
   if (s.ok()) state_.InstallSuperVersion();
   state_.Log(absl::StrCat("moved table #", number, " (", size,
-                          " bytes) to level ", c->level() + 1, ": ",
+                          " bytes) to level ", c->output_level(), ": ",
                           s.ToString(), "; ", state_.versions->LevelSummary()));
   return s;
 }
 
 absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
   const SequenceNumber smallest_snapshot = state_.SmallestSnapshot();
-  // Output numbers, kept in pending_outputs until the edit naming them is
-  // applied. Touched only under the mutex.
-  std::vector<uint64_t> outputs;
+  // The outputs' guards, kept until the edit naming them is applied.
+  // Touched only under the mutex; declared before `job`, so they outlive it.
+  std::vector<PendingOutput> outputs;
   auto new_file_number = [this, &outputs]() {
     MutexLock lock(&state_.mutex);
-    const uint64_t number = state_.versions->NewFileNumber();
-    state_.pending_outputs.insert(number);
-    outputs.push_back(number);
-    return number;
+    outputs.push_back(state_.NewPendingOutput());
+    return outputs.back().number();
   };
   CompactionJob job(state_.dbname, state_.options, &state_.icmp,
                     state_.table_cache.get(), c, smallest_snapshot,
@@ -172,19 +177,20 @@ absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
     if (s.ok()) state_.InstallSuperVersion();
   }
   // Once applied, the outputs are live in the current version; a failed job
-  // removed its own outputs. Only after a failed LogAndApply do they stay
-  // pending: the abandoned MANIFEST may name them.
-  if (!manifest_failed) {
-    for (uint64_t number : outputs) state_.pending_outputs.erase(number);
+  // removed its own outputs: either way their guards go at the end of this
+  // function. Only after a failed LogAndApply do they stay pending: the
+  // abandoned MANIFEST may name them.
+  if (manifest_failed) {
+    for (PendingOutput& output : outputs) output.KeepPending();
   }
   const CompactionStats stats = job.stats();
-  state_.level_stats[c->level() + 1] += stats;
+  state_.level_stats[c->output_level()] += stats;
   state_.Log(absl::StrCat(
       "compacted level ", c->level(), " (", c->num_input_files(0), " files) + ",
-      c->level() + 1, " (", c->num_input_files(1),
-      " files): ", stats.bytes_read, " bytes in, ", stats.bytes_written,
-      " bytes out in ", stats.output_files, " files, ", stats.entries_dropped,
-      " entries dropped: ", s.ToString(), "; ",
+      c->level() + 1, " (", c->num_input_files(1), " files) into level ",
+      c->output_level(), ": ", stats.bytes_read, " bytes in, ",
+      stats.bytes_written, " bytes out in ", stats.output_files, " files, ",
+      stats.entries_dropped, " entries dropped: ", s.ToString(), "; ",
       state_.versions->LevelSummary()));
   return s;
 }

@@ -41,10 +41,13 @@ class BackgroundWork {
   absl::Status WaitForFlush() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
   // Compact the files of `level` overlapping [begin, end] (nullptr: open end)
-  // into level + 1, repeating until none is left, and wait for it.
+  // into level + 1, repeating until none is left, and wait for it. With
+  // `to_bottom` (level + 1 is the deepest level holding data in the range),
+  // one VersionSet::CompactRangeToBottom instead, which rewrites all of the
+  // range's level + 1 files too.
   // REQUIRES: 0 <= level < config::kNumLevels - 1
   absl::Status CompactLevelRange(int level, const InternalKey* begin,
-                                 const InternalKey* end)
+                                 const InternalKey* end, bool to_bottom)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
  private:
@@ -52,6 +55,7 @@ class BackgroundWork {
     int level = 0;
     const InternalKey* begin = nullptr;  // nullptr: open end
     const InternalKey* end = nullptr;
+    bool to_bottom = false;  // one CompactRangeToBottom round
     // Rounds left before giving up on a range that keeps refilling (new
     // level-0 files from concurrent writes).
     int rounds_left = 0;

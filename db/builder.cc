@@ -9,22 +9,34 @@
 
 namespace sift {
 
-namespace {
+absl::Status FinishTable(const Options& options, TableCache* table_cache,
+                         const absl::Status& status, TableBuilder* builder,
+                         WritableFile* file, FileMetaData* meta) {
+  absl::Status s = status;
+  if (s.ok()) {
+    s = builder->Finish();
+  } else {
+    builder->Abandon();
+  }
+  meta->file_size = builder->FileSize();
+  if (s.ok()) s = file->Sync();
+  if (s.ok()) {
+    s = file->Close();
+  } else {
+    file->Close().IgnoreError();  // the first error is the one to report
+  }
+  if (!s.ok()) return s;
 
-// Open the finished table through the cache: proves that its footer, index
-// and filter read back. Under paranoid_checks, read every entry too.
-absl::Status VerifyTable(const Options& options, TableCache* table_cache,
-                         const FileMetaData& meta) {
+  // Open the finished table through the cache: proves that its footer, index
+  // and filter read back.
   std::unique_ptr<Iterator> it =
-      table_cache->NewIterator(ReadOptions(), meta.number, meta.file_size);
+      table_cache->NewIterator(ReadOptions(), meta->number, meta->file_size);
   if (options.paranoid_checks) {
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
     }
   }
   return it->status();
 }
-
-}  // namespace
 
 absl::Status BuildTable(const std::string& dbname, Env* env,
                         const Options& options, TableCache* table_cache,
@@ -39,36 +51,22 @@ absl::Status BuildTable(const std::string& dbname, Env* env,
   if (!file.ok()) return file.status();
 
   absl::Status s;
-  {
-    TableBuilder builder(table_cache->table_options(), file->get());
-    if (!meta->smallest.DecodeFrom(iter->key())) {
+  TableBuilder builder(table_cache->table_options(), file->get());
+  if (!meta->smallest.DecodeFrom(iter->key())) {
+    s = absl::DataLossError(
+        absl::StrCat(fname, ": input holds a malformed internal key"));
+  }
+  for (; s.ok() && iter->Valid(); iter->Next()) {
+    if (!meta->largest.DecodeFrom(iter->key())) {
       s = absl::DataLossError(
           absl::StrCat(fname, ": input holds a malformed internal key"));
+      break;
     }
-    for (; s.ok() && iter->Valid(); iter->Next()) {
-      if (!meta->largest.DecodeFrom(iter->key())) {
-        s = absl::DataLossError(
-            absl::StrCat(fname, ": input holds a malformed internal key"));
-        break;
-      }
-      builder.Add(iter->key(), iter->value());
-    }
-    if (s.ok()) s = iter->status();
-    if (s.ok()) {
-      s = builder.Finish();
-      meta->file_size = builder.FileSize();
-    } else {
-      builder.Abandon();
-    }
+    builder.Add(iter->key(), iter->value());
   }
-  if (s.ok()) s = (*file)->Sync();
-  if (s.ok()) {
-    s = (*file)->Close();
-  } else {
-    (*file)->Close().IgnoreError();  // the first error is the one to report
-  }
+  if (s.ok()) s = iter->status();
+  s = FinishTable(options, table_cache, s, &builder, file->get(), meta);
   file->reset();
-  if (s.ok()) s = VerifyTable(options, table_cache, *meta);
 
   if (!s.ok()) {
     table_cache->Evict(meta->number);

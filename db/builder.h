@@ -9,8 +9,19 @@
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
+#include "table/table_builder.h"
 
 namespace sift {
+
+// Complete a table written through `builder` to `file` (the table file
+// meta->number): Finish it if `status` is OK, else Abandon it; sync and close
+// the file; then check that the table opens through `table_cache` (under
+// options.paranoid_checks, read every entry too). Sets meta->file_size.
+// Returns `status` if it is an error, else the first error of these steps.
+// Leaves the file in place either way: removing it is the caller's call.
+absl::Status FinishTable(const Options& options, TableCache* table_cache,
+                         const absl::Status& status, TableBuilder* builder,
+                         WritableFile* file, FileMetaData* meta);
 
 // Write the entries of *iter (internal keys in order, e.g. a memtable) to the
 // table file meta->number, with table_cache->table_options(). Fills

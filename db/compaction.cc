@@ -6,10 +6,12 @@
 
 namespace sift {
 
-Compaction::Compaction(int level, std::shared_ptr<const Version> input_version,
+Compaction::Compaction(int level, int output_level,
+                       std::shared_ptr<const Version> input_version,
                        const InternalKeyComparator* icmp,
                        uint64_t max_file_size)
     : level_(level),
+      output_level_(output_level),
       input_version_(std::move(input_version)),
       icmp_(icmp),
       max_output_file_size_(max_file_size) {}
@@ -19,7 +21,8 @@ bool Compaction::IsTrivialMove() const {
   for (const auto& f : grandparents_) grandparent_bytes += f->file_size;
   // A moved file with a lot of grandparent overlap would make its next
   // compaction very expensive; merging it now splits it up instead.
-  return num_input_files(0) == 1 && num_input_files(1) == 0 &&
+  return output_level_ == level_ + 1 && num_input_files(0) == 1 &&
+         num_input_files(1) == 0 &&
          grandparent_bytes <= MaxGrandParentOverlapBytes(max_output_file_size_);
 }
 
@@ -27,7 +30,7 @@ void Compaction::MakeTrivialMoveEdit() {
   assert(IsTrivialMove());
   const FileMetaData& f = *inputs_[0][0];
   edit_.RemoveFile(level_, f.number);
-  edit_.AddFile(level_ + 1, f);
+  edit_.AddFile(output_level_, f);
 }
 
 void Compaction::AddInputDeletions(VersionEdit* edit) const {
@@ -40,7 +43,7 @@ void Compaction::AddInputDeletions(VersionEdit* edit) const {
 
 bool Compaction::IsBaseLevelForKey(std::string_view user_key) {
   const Comparator* ucmp = icmp_->user_comparator();
-  for (int level = level_ + 2; level < config::kNumLevels; ++level) {
+  for (int level = output_level_ + 1; level < config::kNumLevels; ++level) {
     const FileList& files = input_version_->files(level);
     size_t& ptr = level_ptrs_[level];
     // Keys come in order, so files passed once stay passed.
@@ -77,6 +80,7 @@ bool Compaction::ShouldStopBefore(std::string_view internal_key) {
 }
 
 bool Compaction::CrossesInputGap(std::string_view user_key) {
+  if (!cut_at_input_gaps_) return false;
   const Comparator* ucmp = icmp_->user_comparator();
   if (!input_ranges_built_) {
     input_ranges_built_ = true;

@@ -16,9 +16,14 @@
 namespace sift {
 
 // One compaction: the files of `level` (inputs 0) and the overlapping files of
-// level + 1 (inputs 1) to be merged into new files of level + 1. Made by
-// VersionSet::PickCompaction or VersionSet::CompactRange; holds the version
-// it was picked from, so its input files stay live until it is destroyed.
+// level + 1 (inputs 1) to be merged into new files of the output level,
+// level + 1. Made by VersionSet::PickCompaction or VersionSet::CompactRange;
+// holds the version it was picked from, so its input files stay live until
+// it is destroyed.
+//
+// One kind has output level == level: the rewrite in place of the bottom of
+// a manual compaction's range (VersionSet::CompactRangeToBottom), whose
+// inputs 1 are empty.
 //
 // Thread safety: not safe for concurrent use; one compaction belongs to the
 // background thread that runs it.
@@ -27,14 +32,16 @@ class Compaction {
   Compaction(const Compaction&) = delete;
   Compaction& operator=(const Compaction&) = delete;
 
-  // The level being compacted; outputs go to level() + 1.
+  // The level being compacted.
   int level() const { return level_; }
+  // Where the outputs go: level() + 1, or level() for a rewrite in place.
+  int output_level() const { return output_level_; }
 
   // The edit this compaction will apply: the VersionSet puts the new compact
   // pointer in it; the compaction adds input deletions and outputs.
   VersionEdit* edit() { return &edit_; }
 
-  // which: 0 for `level`, 1 for `level + 1`.
+  // which: 0 for `level`, 1 for `level + 1` (empty for a rewrite in place).
   int num_input_files(int which) const {
     return static_cast<int>(inputs_[which].size());
   }
@@ -51,7 +58,8 @@ class Compaction {
 
   // True if the compaction is a single file with nothing to merge with in
   // level + 1 and little overlap in level + 2: it can move down by an edit
-  // alone (MakeTrivialMoveEdit), without rewriting the file.
+  // alone (MakeTrivialMoveEdit), without rewriting the file. Never true for a
+  // rewrite in place.
   bool IsTrivialMove() const;
   // Fill edit() for a trivial move: the input leaves `level` and joins
   // `level + 1` unchanged. REQUIRES: IsTrivialMove().
@@ -60,13 +68,15 @@ class Compaction {
   // Add the deletion of every input file to *edit.
   void AddInputDeletions(VersionEdit* edit) const;
 
-  // True if no level below level + 1 holds user_key, so a deletion marker of
-  // it has nothing left to hide once compacted into level + 1.
+  // True if no level below the output level holds user_key, so a deletion
+  // marker of it has nothing left to hide once compacted into the output
+  // level.
   // REQUIRES: successive calls pass non-decreasing user keys.
   bool IsBaseLevelForKey(std::string_view user_key);
 
   // True if the output file being built should end before internal_key
-  // because it already overlaps too many grandparent (level + 2) bytes.
+  // because it already overlaps too many grandparent (output level + 1)
+  // bytes.
   // REQUIRES: successive calls pass increasing internal keys.
   bool ShouldStopBefore(std::string_view internal_key);
 
@@ -74,7 +84,10 @@ class Compaction {
   // space than the previous key passed (the input files' ranges, merged where
   // they overlap, form one or more disjoint stretches). An output that ends
   // at such a step never spans a gap between inputs, where a table flushed
-  // meanwhile may have been placed (it overlaps no input).
+  // meanwhile may have been placed (it overlaps no input). Always false for
+  // a compaction made by VersionSet::CompactRangeToBottom: merging small
+  // tables across such gaps is its purpose, and its caller keeps new tables
+  // out of its output level while it runs.
   // REQUIRES: successive calls pass increasing user keys.
   bool CrossesInputGap(std::string_view user_key);
 
@@ -84,16 +97,20 @@ class Compaction {
  private:
   friend class VersionSet;
 
-  Compaction(int level, std::shared_ptr<const Version> input_version,
+  Compaction(int level, int output_level,
+             std::shared_ptr<const Version> input_version,
              const InternalKeyComparator* icmp, uint64_t max_file_size);
 
   const int level_;
+  const int output_level_;
   const std::shared_ptr<const Version> input_version_;
   const InternalKeyComparator* const icmp_;
   const uint64_t max_output_file_size_;
   VersionEdit edit_;
   std::array<FileList, 2> inputs_;
-  FileList grandparents_;  // files of level + 2 overlapping the inputs
+  FileList grandparents_;  // files of output level + 1 overlapping the inputs
+  // False for VersionSet::CompactRangeToBottom (see CrossesInputGap).
+  bool cut_at_input_gaps_ = true;
 
   // ShouldStopBefore state: the grandparent files passed so far and their
   // bytes counted against the current output.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "db/builder.h"
 #include "db/filename.h"
 #include "table/iterators.h"
 
@@ -66,33 +67,15 @@ absl::Status CompactionJob::OpenOutput() {
 
 absl::Status CompactionJob::FinishOutput(const absl::Status& input_status) {
   FileMetaData& out = outputs_.back();
-  absl::Status s = input_status;
-  if (s.ok()) {
-    s = builder_->Finish();
-  } else {
-    builder_->Abandon();
-  }
-  out.file_size = builder_->FileSize();
+  // The new table must read back before it replaces its inputs.
+  const absl::Status s = FinishTable(options_, table_cache_, input_status,
+                                     builder_.get(), outfile_.get(), &out);
   builder_.reset();
-  if (s.ok()) s = outfile_->Sync();
-  if (s.ok()) {
-    s = outfile_->Close();
-  } else {
-    outfile_->Close().IgnoreError();  // the first error is the one to report
-  }
   outfile_.reset();
   if (!s.ok()) return s;
-
   stats_.bytes_written += out.file_size;
   ++stats_.output_files;
-  // Check that the new table reads back before it replaces its inputs.
-  std::unique_ptr<Iterator> it =
-      table_cache_->NewIterator(ReadOptions(), out.number, out.file_size);
-  if (options_.paranoid_checks) {
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    }
-  }
-  return it->status();
+  return absl::OkStatus();
 }
 
 void CompactionJob::RemoveOutputs() {
@@ -118,84 +101,8 @@ absl::Status CompactionJob::Run() {
   stats_.input_files = c->num_input_files(0) + c->num_input_files(1);
   stats_.bytes_read = c->TotalInputBytes();
 
-  const Comparator* ucmp = icmp_->user_comparator();
   std::unique_ptr<Iterator> input = MakeInputIterator();
-  absl::Status status;
-
-  // The user key of the entries being read, and the sequence of the last
-  // (newer) entry of it seen, if any.
-  std::string current_user_key;
-  bool has_current_user_key = false;
-  std::optional<SequenceNumber> last_sequence_for_key;
-  // The grandparent limit asked for a cut, which waits for the next user key.
-  bool cut_pending = false;
-
-  for (input->SeekToFirst(); input->Valid(); input->Next()) {
-    if (shutting_down_ != nullptr &&
-        shutting_down_->load(std::memory_order_acquire)) {
-      status =
-          absl::AbortedError("compaction stopped: the database is closing");
-      break;
-    }
-    if (interleave_hook_) interleave_hook_();
-
-    const std::string_view key = input->key();
-    ++stats_.entries_read;
-    if (c->ShouldStopBefore(key)) cut_pending = true;
-    ParsedInternalKey ikey;
-    if (!ParseInternalKey(key, &ikey)) {
-      status = absl::DataLossError(
-          absl::StrCat("compaction of level ", c->level(),
-                       ": an input table holds a malformed internal key"));
-      break;
-    }
-
-    if (!has_current_user_key ||
-        ucmp->Compare(ikey.user_key, current_user_key) != 0) {
-      current_user_key.assign(ikey.user_key.data(), ikey.user_key.size());
-      has_current_user_key = true;
-      last_sequence_for_key.reset();
-      // Outputs end only between user keys, so that every version of a key
-      // stays in one file of the level.
-      if (c->CrossesInputGap(ikey.user_key)) cut_pending = true;
-      if (builder_ != nullptr &&
-          (cut_pending ||
-           builder_->FileSize() >= compaction_->MaxOutputFileSize())) {
-        status = FinishOutput(absl::OkStatus());
-        if (!status.ok()) break;
-      }
-      cut_pending = false;
-    }
-
-    bool drop = false;
-    if (last_sequence_for_key.has_value() &&
-        *last_sequence_for_key <= smallest_snapshot_) {
-      // A newer entry of this key is visible to every snapshot: nobody can
-      // read this one.
-      drop = true;
-    } else if (ikey.type == kTypeDeletion &&
-               ikey.sequence <= smallest_snapshot_ &&
-               c->IsBaseLevelForKey(ikey.user_key)) {
-      // Nothing older of this key remains below, and older entries of it in
-      // this compaction are dropped by the rule above: the marker has
-      // nothing left to hide.
-      drop = true;
-    }
-    last_sequence_for_key = ikey.sequence;
-    if (drop) {
-      ++stats_.entries_dropped;
-      continue;
-    }
-
-    if (builder_ == nullptr) {
-      status = OpenOutput();
-      if (!status.ok()) break;
-      outputs_.back().smallest.DecodeFrom(key);
-    }
-    outputs_.back().largest.DecodeFrom(key);
-    builder_->Add(key, input->value());
-  }
-
+  absl::Status status = ProcessInput(input.get());
   if (status.ok()) status = input->status();
   if (builder_ != nullptr) {
     absl::Status finish = FinishOutput(status);
@@ -210,8 +117,86 @@ absl::Status CompactionJob::Run() {
   }
   c->AddInputDeletions(c->edit());
   for (const FileMetaData& out : outputs_) {
-    c->edit()->AddFile(c->level() + 1, out);
+    c->edit()->AddFile(c->output_level(), out);
   }
+  return absl::OkStatus();
+}
+
+absl::Status CompactionJob::ProcessInput(Iterator* input) {
+  const Comparator* ucmp = icmp_->user_comparator();
+  for (input->SeekToFirst(); input->Valid(); input->Next()) {
+    if (shutting_down_ != nullptr &&
+        shutting_down_->load(std::memory_order_acquire)) {
+      return absl::AbortedError("compaction stopped: the database is closing");
+    }
+    if (interleave_hook_) interleave_hook_();
+
+    const std::string_view key = input->key();
+    ++stats_.entries_read;
+    if (compaction_->ShouldStopBefore(key)) cut_pending_ = true;
+    ParsedInternalKey ikey;
+    if (!ParseInternalKey(key, &ikey)) {
+      return absl::DataLossError(
+          absl::StrCat("compaction of level ", compaction_->level(),
+                       ": an input table holds a malformed internal key"));
+    }
+    if (!has_current_user_key_ ||
+        ucmp->Compare(ikey.user_key, current_user_key_) != 0) {
+      if (absl::Status s = StartUserKey(ikey.user_key); !s.ok()) return s;
+    }
+    if (DropEntry(ikey)) {
+      ++stats_.entries_dropped;
+      continue;
+    }
+    if (absl::Status s = AddToOutput(key, input->value()); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CompactionJob::StartUserKey(std::string_view user_key) {
+  current_user_key_.assign(user_key.data(), user_key.size());
+  has_current_user_key_ = true;
+  last_sequence_for_key_.reset();
+  // Outputs end only between user keys, so that every version of a key
+  // stays in one file of the level.
+  if (compaction_->CrossesInputGap(user_key)) cut_pending_ = true;
+  absl::Status s;
+  if (builder_ != nullptr &&
+      (cut_pending_ ||
+       builder_->FileSize() >= compaction_->MaxOutputFileSize())) {
+    s = FinishOutput(absl::OkStatus());
+  }
+  cut_pending_ = false;
+  return s;
+}
+
+bool CompactionJob::DropEntry(const ParsedInternalKey& ikey) {
+  bool drop = false;
+  if (last_sequence_for_key_.has_value() &&
+      *last_sequence_for_key_ <= smallest_snapshot_) {
+    // A newer entry of this key is visible to every snapshot: nobody can
+    // read this one.
+    drop = true;
+  } else if (ikey.type == kTypeDeletion &&
+             ikey.sequence <= smallest_snapshot_ &&
+             compaction_->IsBaseLevelForKey(ikey.user_key)) {
+    // Nothing older of this key remains below, and older entries of it in
+    // this compaction are dropped by the rule above: the marker has
+    // nothing left to hide.
+    drop = true;
+  }
+  last_sequence_for_key_ = ikey.sequence;
+  return drop;
+}
+
+absl::Status CompactionJob::AddToOutput(std::string_view key,
+                                        std::string_view value) {
+  if (builder_ == nullptr) {
+    if (absl::Status s = OpenOutput(); !s.ok()) return s;
+    outputs_.back().smallest.DecodeFrom(key);
+  }
+  outputs_.back().largest.DecodeFrom(key);
+  builder_->Add(key, value);
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +45,7 @@ struct CompactionStats {
 
 // Runs one compaction that rewrites its inputs (for a trivial move, see
 // Compaction::MakeTrivialMoveEdit): merges the input tables and writes the
-// surviving entries to new tables of level + 1.
+// surviving entries to new tables of the output level.
 //
 // Which entries survive: for each user key, the newest entry, plus each older
 // entry that some snapshot may still read (an entry is dropped when a newer
@@ -53,9 +54,10 @@ struct CompactionStats {
 // level holds its user key (Compaction::IsBaseLevelForKey).
 //
 // Outputs end at MaxOutputFileSize(), where they would overlap too much of
-// level + 2, and where the keys step over a gap between input files (so that
-// a table flushed below level 0 while the job runs, which overlaps no input,
-// overlaps no output either); never between two entries of the same user key
+// the level below the output, and where the keys step over a gap between
+// input files (Compaction::CrossesInputGap: so that a table flushed below
+// level 0 while the job runs, which overlaps no input, overlaps no output
+// either); never between two entries of the same user key
 // (so a user key lives in one file per level). Each output is synced, closed,
 // and opened once through the table cache to check it.
 //
@@ -83,8 +85,8 @@ class CompactionJob {
   }
 
   // Do the work. On success, compaction->edit() holds the deletion of every
-  // input and the addition of every output at level + 1 (the caller runs
-  // LogAndApply). On failure (an input or output error, or *shutting_down
+  // input and the addition of every output at the output level (the caller
+  // runs LogAndApply). On failure (an input or output error, or *shutting_down
   // seen: absl::AbortedError) the output files written so far are removed
   // and the edit is left untouched.
   absl::Status Run();
@@ -93,6 +95,16 @@ class CompactionJob {
   CompactionStats stats() const { return stats_; }
 
  private:
+  // The merge loop over the inputs; stops at the first error.
+  absl::Status ProcessInput(Iterator* input);
+  // The merge reached the first entry of `user_key`: end the current output
+  // if a cut is due.
+  absl::Status StartUserKey(std::string_view user_key);
+  // True if nobody can read the entry (the rules in the class comment).
+  // Records its sequence as the last seen of its user key.
+  bool DropEntry(const ParsedInternalKey& ikey);
+  // Append the entry to the current output, opening one if there is none.
+  absl::Status AddToOutput(std::string_view key, std::string_view value);
   absl::Status OpenOutput();
   // Finish the current output; `input_status` is the merge iterator's status.
   absl::Status FinishOutput(const absl::Status& input_status);
@@ -115,6 +127,14 @@ class CompactionJob {
   std::unique_ptr<TableBuilder> builder_;
   std::vector<FileMetaData> outputs_;  // the last one is being written
   CompactionStats stats_;
+
+  // The user key of the entries being read, and the sequence of the last
+  // (newer) entry of it seen, if any.
+  std::string current_user_key_;
+  bool has_current_user_key_ = false;
+  std::optional<SequenceNumber> last_sequence_for_key_;
+  // The grandparent limit asked for a cut, which waits for the next user key.
+  bool cut_pending_ = false;
 };
 
 }  // namespace sift

@@ -44,9 +44,10 @@ bool VersionSet::NeedsCompaction() const {
   return current_->compaction_score() >= 1;
 }
 
-std::unique_ptr<Compaction> VersionSet::NewCompaction(int level) {
-  return std::unique_ptr<Compaction>(
-      new Compaction(level, current_, icmp_, options_->max_file_size));
+std::unique_ptr<Compaction> VersionSet::NewCompaction(int level,
+                                                      int output_level) {
+  return std::unique_ptr<Compaction>(new Compaction(
+      level, output_level, current_, icmp_, options_->max_file_size));
 }
 
 std::unique_ptr<Compaction> VersionSet::PickCompaction() {
@@ -55,7 +56,7 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   const int level = v.compaction_level();
   const FileList& files = v.files(level);
 
-  std::unique_ptr<Compaction> c = NewCompaction(level);
+  std::unique_ptr<Compaction> c = NewCompaction(level, level + 1);
   // Start with the first file past where the last compaction of this level
   // ended, wrapping around: every key range gets its turn.
   for (const auto& f : files) {
@@ -87,9 +88,53 @@ std::unique_ptr<Compaction> VersionSet::CompactRange(int level,
   FileList inputs;
   current_->GetOverlappingInputs(level, begin, end, &inputs);
   if (inputs.empty()) return nullptr;
-  std::unique_ptr<Compaction> c = NewCompaction(level);
+  std::unique_ptr<Compaction> c = NewCompaction(level, level + 1);
   c->inputs_[0] = std::move(inputs);
   SetupOtherInputs(c.get());
+  return c;
+}
+
+std::unique_ptr<Compaction> VersionSet::CompactRangeToBottom(
+    int level, const InternalKey* begin, const InternalKey* end) {
+  const Version& v = *current_;
+  const int bottom = level + 1;
+  FileList inputs;
+  v.GetOverlappingInputs(level, begin, end, &inputs);
+  std::unique_ptr<Compaction> c;
+  if (inputs.empty()) {
+    // Nothing comes down: rewrite the bottom's files where they are.
+    v.GetOverlappingInputs(bottom, begin, end, &inputs);
+    if (inputs.empty()) return nullptr;
+    c = NewCompaction(bottom, bottom);
+    c->inputs_[0] = std::move(inputs);
+  } else {
+    c = NewCompaction(level, bottom);
+    c->inputs_[0] = std::move(inputs);
+    // Every bottom file of the range joins, not only those the inputs
+    // overlap: the range, widened to what the inputs cover (a level-0 input
+    // may stick out of it), is rewritten as a whole.
+    InternalKey smallest;
+    InternalKey largest;
+    GetRange(*icmp_, c->inputs_[0], {}, &smallest, &largest);
+    const InternalKey* from = nullptr;  // open ends stay open
+    if (begin != nullptr) {
+      from = icmp_->Compare(smallest.Encode(), begin->Encode()) < 0 ? &smallest
+                                                                    : begin;
+    }
+    const InternalKey* to = nullptr;
+    if (end != nullptr) {
+      to = icmp_->Compare(largest.Encode(), end->Encode()) > 0 ? &largest : end;
+    }
+    v.GetOverlappingInputs(bottom, from, to, &c->inputs_[1]);
+  }
+  c->cut_at_input_gaps_ = false;
+  InternalKey start;
+  InternalKey limit;
+  GetRange(*icmp_, c->inputs_[0], c->inputs_[1], &start, &limit);
+  InternalKey largest;
+  InternalKey unused;
+  GetRange(*icmp_, c->inputs_[0], {}, &unused, &largest);
+  SetupGrandparentsAndPointer(c.get(), start, limit, largest);
   return c;
 }
 
@@ -129,15 +174,22 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
     }
   }
 
-  if (level + 2 < config::kNumLevels) {
-    v.GetOverlappingInputs(level + 2, &all_start, &all_limit,
-                           &c->grandparents_);
-  }
+  SetupGrandparentsAndPointer(c, all_start, all_limit, largest);
+}
 
+void VersionSet::SetupGrandparentsAndPointer(Compaction* c,
+                                             const InternalKey& start,
+                                             const InternalKey& limit,
+                                             const InternalKey& largest) {
+  const int grandparent_level = c->output_level() + 1;
+  if (grandparent_level < config::kNumLevels) {
+    current_->GetOverlappingInputs(grandparent_level, &start, &limit,
+                                   &c->grandparents_);
+  }
   // The next compaction of this level starts after this one. Recorded in the
   // edit too, so that it survives a reopen.
-  compact_pointer_[level] = largest;
-  c->edit_.SetCompactPointer(level, largest);
+  compact_pointer_[c->level()] = largest;
+  c->edit_.SetCompactPointer(c->level(), largest);
 }
 
 }  // namespace sift

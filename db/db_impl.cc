@@ -195,21 +195,27 @@ absl::Status DBImpl::CompactRange(const std::string* begin,
   if (end != nullptr) end_user = *end;
 
   MutexLock lock(&state_.mutex);
-  // Compact each level down into the next, as deep as the range has data.
-  int max_level = 1;
-  {
+  // The deepest level (at least 1) holding data in the range. Asked again
+  // after each step: a compaction the DB picks between the steps may have
+  // pushed data deeper.
+  auto bottom_level = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex) {
     const std::shared_ptr<const Version> current = state_.versions->current();
+    int bottom = 1;
     for (int level = 1; level < config::kNumLevels; ++level) {
       if (current->OverlapInLevel(level, begin_user ? &*begin_user : nullptr,
                                   end_user ? &*end_user : nullptr)) {
-        max_level = level;
+        bottom = level;
       }
     }
-  }
-  for (int level = 0; level < max_level; ++level) {
-    absl::Status s =
-        background_.CompactLevelRange(level, begin_key ? &*begin_key : nullptr,
-                                      end_key ? &*end_key : nullptr);
+    return bottom;
+  };
+  // Compact each level down into the next; the last step also rewrites the
+  // bottom level's files of the range, so that all of the range ends merged
+  // there with the deletion markers that hide nothing dropped.
+  for (int level = 0; level < bottom_level(); ++level) {
+    absl::Status s = background_.CompactLevelRange(
+        level, begin_key ? &*begin_key : nullptr, end_key ? &*end_key : nullptr,
+        /*to_bottom=*/level + 1 == bottom_level());
     if (!s.ok()) return s;
   }
   return absl::OkStatus();

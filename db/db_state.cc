@@ -99,4 +99,30 @@ void DBState::Log(std::string_view message) const {
   if (info_log != nullptr) info_log->Log(message);
 }
 
+PendingOutput DBState::NewPendingOutput() {
+  const uint64_t number = versions->NewFileNumber();
+  pending_outputs_.insert(number);
+  return PendingOutput(this, number);
+}
+
+PendingOutput::PendingOutput(PendingOutput&& other) noexcept
+    : state_(std::exchange(other.state_, nullptr)), number_(other.number_) {}
+
+PendingOutput& PendingOutput::operator=(PendingOutput&& other) noexcept {
+  if (this != &other) {
+    Unregister();
+    state_ = std::exchange(other.state_, nullptr);
+    number_ = other.number_;
+  }
+  return *this;
+}
+
+PendingOutput::~PendingOutput() { Unregister(); }
+
+void PendingOutput::Unregister() {
+  if (state_ == nullptr) return;
+  state_->pending_outputs_.erase(number_);
+  state_ = nullptr;
+}
+
 }  // namespace sift

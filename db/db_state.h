@@ -48,6 +48,46 @@ namespace sift {
 // Options with defaults filled in (env) and values clamped to sane ranges.
 Options SanitizeOptions(const Options& src);
 
+class DBState;
+
+// A table file number reserved for an output being written (a flush or
+// compaction table), registered in its DBState's pending outputs so that
+// DeleteObsoleteFiles leaves the file alone although no version names it
+// yet. The registration ends when the guard is destroyed: by then the edit
+// naming the table has been applied (the version keeps the file), or the
+// table was given up (removed, or never created). KeepPending() keeps the
+// registration for the DB's lifetime instead, for a table an abandoned
+// MANIFEST may name after a failed LogAndApply.
+//
+// Thread safety: made by DBState::NewPendingOutput; destroy, move-assign and
+// KeepPending only with the DBState's mutex held. number() needs no lock.
+class PendingOutput {
+ public:
+  PendingOutput() = default;  // holds nothing
+  PendingOutput(PendingOutput&& other) noexcept;
+  PendingOutput& operator=(PendingOutput&& other) noexcept;
+  PendingOutput(const PendingOutput&) = delete;
+  PendingOutput& operator=(const PendingOutput&) = delete;
+  ~PendingOutput();
+
+  // REQUIRES: made by NewPendingOutput (not default or moved-from).
+  uint64_t number() const { return number_; }
+
+  // Never end the registration. REQUIRES: the mutex held.
+  void KeepPending() { state_ = nullptr; }
+
+ private:
+  friend class DBState;
+  PendingOutput(DBState* state, uint64_t number)
+      : state_(state), number_(number) {}
+  // The caller holds state_->mutex (see the class comment); the analysis
+  // cannot follow a lock held across a destructor call.
+  void Unregister() ABSL_NO_THREAD_SAFETY_ANALYSIS;
+
+  DBState* state_ = nullptr;  // nullptr: nothing to unregister
+  uint64_t number_ = 0;
+};
+
 class DBState {
  public:
   // REQUIRES: options were sanitized (options.env != nullptr).
@@ -67,6 +107,16 @@ class DBState {
 
   // Write a line to the informational LOG file, if one is open.
   void Log(std::string_view message) const;
+
+  // A new table file number, protected from DeleteObsoleteFiles for as long
+  // as the result lives (see PendingOutput).
+  PendingOutput NewPendingOutput() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
+  // Table files being written (flush and compaction outputs): not yet in any
+  // version, and not to be deleted as obsolete.
+  const std::set<uint64_t>& pending_outputs() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) {
+    return pending_outputs_;
+  }
 
   const std::string dbname;
   const Options options;
@@ -129,9 +179,6 @@ class DBState {
   void InstallSuperVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
 
   SnapshotList snapshots ABSL_GUARDED_BY(mutex);
-  // Table files being written (flush and compaction outputs): not yet in any
-  // version, and not to be deleted as obsolete.
-  std::set<uint64_t> pending_outputs ABSL_GUARDED_BY(mutex);
   // The first background or WAL error; sticky.
   absl::Status bg_error ABSL_GUARDED_BY(mutex);
   // Flushes count at level 0; compactions at their output level.
@@ -149,6 +196,10 @@ class DBState {
   std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mutex);
   std::atomic<bool> has_imm_{false};
   uint64_t logfile_number_ ABSL_GUARDED_BY(mutex) = 0;
+
+  friend class PendingOutput;
+  // Added to only by NewPendingOutput, erased only by PendingOutput.
+  std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mutex);
 };
 
 }  // namespace sift

@@ -2,6 +2,8 @@
 
 #include <cassert>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "db/builder.h"
@@ -10,13 +12,14 @@
 namespace sift {
 
 absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
-                                  VersionEdit* edit, const Version* base) {
+                                  VersionEdit* edit, const Version* base,
+                                  std::vector<PendingOutput>* tables) {
   const uint64_t start_micros = state.env->NowMicros();
+  // Protects the file from DeleteObsoleteFiles until the edit naming it is
+  // applied (the caller keeps the guard until then).
+  PendingOutput table = state.NewPendingOutput();
   FileMetaData meta;
-  meta.number = state.versions->NewFileNumber();
-  // Protect the file from DeleteObsoleteFiles until the edit naming it is
-  // applied; the caller erases the number afterwards.
-  state.pending_outputs.insert(meta.number);
+  meta.number = table.number();
   std::unique_ptr<Iterator> iter = mem->NewIterator();
   const uint64_t entries = mem->NumEntries();
 
@@ -45,8 +48,7 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
     stats.bytes_written += meta.file_size;
     stats.output_files += 1;
     stats.entries_read += entries;
-  } else {
-    state.pending_outputs.erase(meta.number);
+    tables->push_back(std::move(table));
   }
   state.Log(absl::StrCat("flush: table #", meta.number, " (", entries,
                          " entries, ", meta.file_size, " bytes) to level ",
@@ -62,25 +64,25 @@ absl::Status FlushImmutableMemTable(DBState& state, bool pick_level) {
   const std::shared_ptr<const Version> base = state.versions->current();
 
   VersionEdit edit;
-  absl::Status s = WriteMemTableToTable(state, imm.get(), &edit,
-                                        pick_level ? base.get() : nullptr);
+  std::vector<PendingOutput> tables;
+  absl::Status s = WriteMemTableToTable(
+      state, imm.get(), &edit, pick_level ? base.get() : nullptr, &tables);
   if (s.ok()) {
     // Every WAL before the current one held only writes of imm (or of
     // memtables flushed earlier): they are obsolete once this edit lands.
-    edit.SetPrevLogNumber(0);
     edit.SetLogNumber(state.logfile_number());
     s = state.versions->LogAndApply(&edit, &state.mutex);
   }
   if (s.ok()) {
-    for (const auto& [level, meta] : edit.new_files()) {
-      state.pending_outputs.erase(meta.number);
-    }
+    // The version names the table now: its guard may go.
+    tables.clear();
     state.DropImmutableMemTable();  // publishes the new version too
     DeleteObsoleteFiles(state);
   } else {
     // Writers waiting for room would wait forever: fail them instead. The
-    // table (if written) stays in pending_outputs, so it is never deleted
-    // while an abandoned MANIFEST might name it.
+    // table (if written) stays pending, so it is never deleted while an
+    // abandoned MANIFEST might name it.
+    for (PendingOutput& table : tables) table.KeepPending();
     state.RecordBackgroundError(s);
   }
   state.bg_cv.SignalAll();

@@ -4,6 +4,8 @@
 // Turning a memtable into a table: used by the background thread for the
 // immutable memtable and by recovery for memtables rebuilt from the WAL.
 
+#include <vector>
+
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "db/db_state.h"
@@ -16,12 +18,15 @@ namespace sift {
 // Write the entries of `mem` to a new table and add it to *edit: at the level
 // base->PickLevelForMemTableOutput chooses, or level 0 when base is nullptr
 // (recovery, where several tables in a row must keep their order). An empty
-// memtable adds nothing. Counts the table in state.level_stats.
+// memtable adds nothing. Counts the table in state.level_stats. The table's
+// pending-output guard is appended to *tables: the caller keeps it until the
+// edit is applied.
 //
 // REQUIRES: state.mutex held; released while the table is written, held on
 // return. Only the background thread (or Open, before it starts) calls this.
 absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
-                                  VersionEdit* edit, const Version* base)
+                                  VersionEdit* edit, const Version* base,
+                                  std::vector<PendingOutput>* tables)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.mutex);
 
 // Flush state.imm(): write it to a table, record the table and the new WAL

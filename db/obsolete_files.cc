@@ -18,7 +18,7 @@ void DeleteObsoleteFiles(DBState& state) {
   // point while the mutex is released are safe: new WALs and MANIFESTs get
   // numbers above the ones read here, and new tables are only written by the
   // caller's own thread.
-  std::set<uint64_t> live = state.pending_outputs;
+  std::set<uint64_t> live = state.pending_outputs();
   state.versions->AddLiveFiles(&live);
   const uint64_t log_number = state.versions->LogNumber();
   const uint64_t manifest_number = state.versions->ManifestFileNumber();

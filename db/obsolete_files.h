@@ -8,8 +8,8 @@ namespace sift {
 
 // Delete the files of the database directory that nothing needs any more:
 // tables no version references and no flush or compaction is writing, WALs
-// older than the version set's log number (except the previous log), and
-// MANIFESTs older than the current one. Tables are evicted from the table
+// older than the version set's log number, and MANIFESTs older than the
+// current one. Tables are evicted from the table
 // cache first. Does nothing once a background error is recorded: after a
 // failed MANIFEST write it is unknown which files an abandoned MANIFEST
 // names.

@@ -18,8 +18,10 @@ namespace {
 // flushed to a level-0 table recorded in `edit`.
 class RecoveryTarget final : public ReplayTarget {
  public:
-  RecoveryTarget(DBState& state, VersionEdit* edit)
-      : state_(state), edit_(edit) {}
+  // The guards of the tables written are appended to *tables.
+  RecoveryTarget(DBState& state, VersionEdit* edit,
+                 std::vector<PendingOutput>* tables)
+      : state_(state), edit_(edit), tables_(tables) {}
 
   MemTable* MemTableForInsert() override {
     if (mem_ == nullptr) mem_ = state_.NewMemTable();
@@ -37,8 +39,8 @@ class RecoveryTarget final : public ReplayTarget {
   // Write what is left in the memtable to a table.
   absl::Status Flush() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex) {
     if (mem_ == nullptr || mem_->NumEntries() == 0) return absl::OkStatus();
-    absl::Status s =
-        WriteMemTableToTable(state_, mem_.get(), edit_, /*base=*/nullptr);
+    absl::Status s = WriteMemTableToTable(state_, mem_.get(), edit_,
+                                          /*base=*/nullptr, tables_);
     mem_.reset();
     return s;
   }
@@ -46,6 +48,7 @@ class RecoveryTarget final : public ReplayTarget {
  private:
   DBState& state_;
   VersionEdit* const edit_;
+  std::vector<PendingOutput>* const tables_;
   std::shared_ptr<MemTable> mem_;
 };
 
@@ -134,10 +137,7 @@ absl::Status Recovery::LoadVersion(const std::vector<std::string>& children,
     return absl::InvalidArgumentError(
         absl::StrCat(dbname, ": database exists (error_if_exists is true)"));
   }
-  bool save_manifest = false;
-  if (absl::Status s = state_.versions->Recover(&save_manifest); !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = state_.versions->Recover(); !s.ok()) return s;
   return CheckTablesPresent(children);
 }
 
@@ -161,7 +161,7 @@ absl::Status Recovery::ReplayLogs(const std::vector<std::string>& children,
   WalReplayOptions options;
   options.fail_on_damage = state_.options.paranoid_checks;
   options.info = [this](const std::string& line) { state_.Log(line); };
-  RecoveryTarget target(state_, edit);
+  RecoveryTarget target(state_, edit, &replayed_tables_);
   SequenceNumber max_sequence = state_.versions->LastSequence();
   absl::Status s = ReplayWals(state_.env, state_.dbname, logs, options, &target,
                               &max_sequence, &state_.recovery);
@@ -202,12 +202,14 @@ absl::Status Recovery::InstallNewLog(VersionEdit* edit,
   // which is fine, where the other order could leave a WAL without CURRENT.
   const uint64_t log_number = state_.versions->NewFileNumber();
   edit->SetLogNumber(log_number);
-  edit->SetPrevLogNumber(0);
   absl::Status s = state_.versions->LogAndApply(edit, &state_.mutex);
-  for (const auto& [level, meta] : edit->new_files()) {
-    if (s.ok()) state_.pending_outputs.erase(meta.number);
+  if (!s.ok()) {
+    // An abandoned MANIFEST may name the replayed tables: keep them.
+    for (PendingOutput& table : replayed_tables_) table.KeepPending();
+    return s;
   }
-  if (!s.ok()) return s;
+  // The version names the replayed tables now: their guards may go.
+  replayed_tables_.clear();
 
   absl::StatusOr<std::unique_ptr<WritableFile>> file =
       state_.env->NewWritableFile(LogFileName(state_.dbname, log_number));

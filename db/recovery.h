@@ -84,6 +84,9 @@ class Recovery {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
   DBState& state_;
+  // Guards of the tables the replay wrote, until the edit naming them is
+  // applied. Destroyed with state_.mutex held (Run's caller holds it).
+  std::vector<PendingOutput> replayed_tables_;
 };
 
 }  // namespace sift

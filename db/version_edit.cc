@@ -13,10 +13,11 @@ namespace {
 
 // Field tags. Values are part of the on-disk format: never reuse one.
 enum Tag : uint32_t {
-  kFormatVersionTag = 1,   // varint32 version
-  kComparatorTag = 2,      // length-prefixed comparator name
-  kLogNumberTag = 3,       // varint64
-  kPrevLogNumberTag = 4,   // varint64
+  kFormatVersionTag = 1,  // varint32 version
+  kComparatorTag = 2,     // length-prefixed comparator name
+  kLogNumberTag = 3,      // varint64
+  // 4: the previous log number of format version 1, always 0; retired.
+  kRetiredPrevLogNumberTag = 4,
   kNextFileNumberTag = 5,  // varint64
   kLastSequenceTag = 6,    // varint64
   kCompactPointerTag = 7,  // varint32 level, length-prefixed internal key
@@ -76,9 +77,17 @@ class EditDecoder {
           if (!GetVarint64(&input_, &number)) return Error("log number");
           edit->SetLogNumber(number);
           break;
-        case kPrevLogNumberTag:
-          if (!GetVarint64(&input_, &number)) return Error("prev log number");
-          edit->SetPrevLogNumber(number);
+        case kRetiredPrevLogNumberTag:
+          // Version 1 wrote it, always 0, and it meant nothing then.
+          if (version >= 2) {
+            return absl::DataLossError(absl::StrCat(
+                "VersionEdit: field tag 4 (previous log number, retired in "
+                "format version 2) at offset ",
+                field_start_));
+          }
+          if (!GetVarint64(&input_, &number) || number != 0) {
+            return Error("previous log number (format 1: only 0 is valid)");
+          }
           break;
         case kNextFileNumberTag:
           if (!GetVarint64(&input_, &number)) return Error("next file number");
@@ -167,10 +176,6 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutVarint32(dst, kLogNumberTag);
     PutVarint64(dst, *log_number_);
   }
-  if (prev_log_number_) {
-    PutVarint32(dst, kPrevLogNumberTag);
-    PutVarint64(dst, *prev_log_number_);
-  }
   if (next_file_number_) {
     PutVarint32(dst, kNextFileNumberTag);
     PutVarint64(dst, *next_file_number_);
@@ -214,9 +219,6 @@ std::string VersionEdit::DebugString() const {
     absl::StrAppend(&r, "  comparator: ", *comparator_, "\n");
   }
   if (log_number_) absl::StrAppend(&r, "  log number: ", *log_number_, "\n");
-  if (prev_log_number_) {
-    absl::StrAppend(&r, "  prev log number: ", *prev_log_number_, "\n");
-  }
   if (next_file_number_) {
     absl::StrAppend(&r, "  next file number: ", *next_file_number_, "\n");
   }

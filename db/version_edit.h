@@ -32,8 +32,10 @@ struct FileMetaData {
 // Thread safety: a plain value; not safe for concurrent mutation.
 class VersionEdit {
  public:
-  // Format version written at the head of every encoded edit.
-  static constexpr uint32_t kFormatVersion = 1;
+  // Format version written at the head of every encoded edit. Versions 1 to
+  // kFormatVersion are read; version 1 also had a previous log number
+  // (always 0), retired in version 2.
+  static constexpr uint32_t kFormatVersion = 2;
 
   void Clear() { *this = VersionEdit(); }
 
@@ -41,7 +43,6 @@ class VersionEdit {
     comparator_ = std::string(name);
   }
   void SetLogNumber(uint64_t n) { log_number_ = n; }
-  void SetPrevLogNumber(uint64_t n) { prev_log_number_ = n; }
   void SetNextFile(uint64_t n) { next_file_number_ = n; }
   void SetLastSequence(SequenceNumber s) { last_sequence_ = s; }
   void SetCompactPointer(int level, const InternalKey& key) {
@@ -57,9 +58,6 @@ class VersionEdit {
 
   const std::optional<std::string>& comparator() const { return comparator_; }
   const std::optional<uint64_t>& log_number() const { return log_number_; }
-  const std::optional<uint64_t>& prev_log_number() const {
-    return prev_log_number_;
-  }
   const std::optional<uint64_t>& next_file_number() const {
     return next_file_number_;
   }
@@ -78,8 +76,8 @@ class VersionEdit {
 
   void EncodeTo(std::string* dst) const;
   // Replace *this with the edit in `src`. absl::DataLossError on truncated or
-  // malformed bytes, an unknown field tag, a level out of range, or an
-  // unsupported format version.
+  // malformed bytes, an unknown or retired field tag, a level out of range,
+  // or an unsupported format version.
   absl::Status DecodeFrom(std::string_view src);
 
   // Human-readable, one field per line (kvtool manifest).
@@ -88,7 +86,6 @@ class VersionEdit {
  private:
   std::optional<std::string> comparator_;
   std::optional<uint64_t> log_number_;
-  std::optional<uint64_t> prev_log_number_;
   std::optional<uint64_t> next_file_number_;
   std::optional<SequenceNumber> last_sequence_;
   std::vector<std::pair<int, InternalKey>> compact_pointers_;

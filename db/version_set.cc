@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -167,7 +168,6 @@ std::string VersionSet::EncodeSnapshot() const {
   // The counters too, so that the snapshot alone describes a database; the
   // edit logged after it updates them.
   edit.SetLogNumber(log_number_);
-  edit.SetPrevLogNumber(prev_log_number_);
   edit.SetNextFile(next_file_number_);
   edit.SetLastSequence(LastSequence());
   for (int level = 0; level < config::kNumLevels; ++level) {
@@ -187,9 +187,6 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     assert(*edit->log_number() < next_file_number_);
   } else {
     edit->SetLogNumber(log_number_);
-  }
-  if (!edit->prev_log_number().has_value()) {
-    edit->SetPrevLogNumber(prev_log_number_);
   }
 
   auto v =
@@ -269,7 +266,6 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     compact_pointer_[level] = key;
   }
   log_number_ = *edit->log_number();
-  prev_log_number_ = *edit->prev_log_number();
   AppendVersion(std::move(v));
   return absl::OkStatus();
 }
@@ -290,21 +286,49 @@ class ManifestReporter final : public log::Reader::Reporter {
 
 }  // namespace
 
-absl::Status VersionSet::Recover(bool* save_manifest) {
-  const std::string current_name = CurrentFileName(dbname_);
-  absl::StatusOr<uint64_t> current = ReadCurrentFile(env_, dbname_);
-  if (!current.ok()) {
-    if (absl::IsNotFound(current.status())) {
-      return absl::DataLossError(
-          absl::StrCat(current_name, ": missing (", current.status().message(),
-                       "); the database cannot be opened without it"));
-    }
-    return current.status();
-  }
-  const uint64_t manifest_number = *current;
+// The fields of a MANIFEST's records that Recover needs besides the files:
+// the last value of each, as the records are read in order.
+struct VersionSet::ManifestState {
+  bool have_comparator = false;
+  std::optional<uint64_t> log_number;
+  std::optional<uint64_t> next_file;
+  std::optional<SequenceNumber> last_sequence;
+  std::array<InternalKey, config::kNumLevels> compact_pointers;
 
-  const std::string manifest_name =
-      DescriptorFileName(dbname_, manifest_number);
+  void Apply(const VersionEdit& edit) {
+    if (edit.comparator().has_value()) have_comparator = true;
+    for (const auto& [level, key] : edit.compact_pointers()) {
+      compact_pointers[level] = key;
+    }
+    if (edit.log_number()) log_number = edit.log_number();
+    if (edit.next_file_number()) next_file = edit.next_file_number();
+    if (edit.last_sequence()) last_sequence = edit.last_sequence();
+  }
+
+  // The first field a usable MANIFEST must have but this one lacks, or
+  // nullptr.
+  const char* Missing() const {
+    if (!have_comparator) return "comparator name";
+    if (!log_number) return "log number";
+    if (!next_file) return "next file number";
+    if (!last_sequence) return "last sequence number";
+    return nullptr;
+  }
+};
+
+absl::StatusOr<uint64_t> VersionSet::ReadCurrentFile() const {
+  absl::StatusOr<uint64_t> current = sift::ReadCurrentFile(env_, dbname_);
+  if (!current.ok() && absl::IsNotFound(current.status())) {
+    return absl::DataLossError(absl::StrCat(
+        CurrentFileName(dbname_), ": missing (", current.status().message(),
+        "); the database cannot be opened without it"));
+  }
+  return current;
+}
+
+absl::Status VersionSet::ReplayManifest(const std::string& manifest_name,
+                                        Builder* builder,
+                                        ManifestState* state) const {
   absl::StatusOr<std::unique_ptr<SequentialFile>> file =
       env_->NewSequentialFile(manifest_name);
   if (!file.ok()) {
@@ -316,14 +340,6 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
     return file.status();
   }
 
-  std::optional<uint64_t> log_number;
-  std::optional<uint64_t> prev_log_number;
-  std::optional<uint64_t> next_file;
-  std::optional<SequenceNumber> last_sequence;
-  bool have_comparator = false;
-  std::array<InternalKey, config::kNumLevels> compact_pointers;
-
-  Builder builder(icmp_, current_.get());
   ManifestReporter reporter;
   log::Reader reader(file->get(), &reporter, /*verify_checksums=*/true);
   std::string_view record;
@@ -335,44 +351,39 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
           absl::StrCat(manifest_name, ": record at offset ",
                        reader.LastRecordOffset(), ": ", s.message()));
     }
-    if (edit.comparator().has_value()) {
-      if (*edit.comparator() != icmp_->user_comparator()->Name()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            manifest_name, ": written with comparator ", *edit.comparator(),
-            ", opened with ", icmp_->user_comparator()->Name()));
-      }
-      have_comparator = true;
+    if (edit.comparator().has_value() &&
+        *edit.comparator() != icmp_->user_comparator()->Name()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          manifest_name, ": written with comparator ", *edit.comparator(),
+          ", opened with ", icmp_->user_comparator()->Name()));
     }
-    builder.Apply(edit);
-    for (const auto& [level, key] : edit.compact_pointers()) {
-      compact_pointers[level] = key;
-    }
-    if (edit.log_number()) log_number = edit.log_number();
-    if (edit.prev_log_number()) prev_log_number = edit.prev_log_number();
-    if (edit.next_file_number()) next_file = edit.next_file_number();
-    if (edit.last_sequence()) last_sequence = edit.last_sequence();
+    builder->Apply(edit);
+    state->Apply(edit);
   }
   if (!reader.status().ok()) return reader.status();
   if (!reporter.first().ok()) {
     return absl::DataLossError(
         absl::StrCat(manifest_name, ": ", reporter.first().message()));
   }
+  return absl::OkStatus();
+}
 
-  const char* missing = nullptr;
-  if (!have_comparator) {
-    missing = "comparator name";
-  } else if (!log_number) {
-    missing = "log number";
-  } else if (!next_file) {
-    missing = "next file number";
-  } else if (!last_sequence) {
-    missing = "last sequence number";
+absl::Status VersionSet::Recover() {
+  absl::StatusOr<uint64_t> manifest_number = ReadCurrentFile();
+  if (!manifest_number.ok()) return manifest_number.status();
+  const std::string manifest_name =
+      DescriptorFileName(dbname_, *manifest_number);
+
+  Builder builder(icmp_, current_.get());
+  ManifestState state;
+  if (absl::Status s = ReplayManifest(manifest_name, &builder, &state);
+      !s.ok()) {
+    return s;
   }
-  if (missing != nullptr) {
+  if (const char* missing = state.Missing(); missing != nullptr) {
     return absl::DataLossError(
         absl::StrCat(manifest_name, ": no ", missing, " entry"));
   }
-
   auto v =
       std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size);
   if (absl::Status s = builder.SaveTo(v.get()); !s.ok()) {
@@ -381,22 +392,17 @@ absl::Status VersionSet::Recover(bool* save_manifest) {
 
   // Commit: nothing below can fail.
   AppendVersion(std::move(v));
-  compact_pointer_ = std::move(compact_pointers);
-  manifest_file_number_ = manifest_number;
-  next_file_number_ = *next_file;
-  last_sequence_.store(*last_sequence, std::memory_order_release);
-  log_number_ = *log_number;
-  prev_log_number_ = prev_log_number.value_or(0);
+  compact_pointer_ = std::move(state.compact_pointers);
+  manifest_file_number_ = *manifest_number;
+  next_file_number_ = *state.next_file;
+  last_sequence_.store(*state.last_sequence, std::memory_order_release);
+  log_number_ = *state.log_number;
   // A damaged counter must not hand out a number already in use.
-  MarkFileNumberUsed(manifest_number);
+  MarkFileNumberUsed(manifest_file_number_);
   MarkFileNumberUsed(log_number_);
-  MarkFileNumberUsed(prev_log_number_);
   for (int level = 0; level < config::kNumLevels; ++level) {
     for (const auto& f : current_->files(level)) MarkFileNumberUsed(f->number);
   }
-  // Writes go to a new MANIFEST (started by the next LogAndApply) so that a
-  // damaged tail of the old one is never appended to.
-  *save_manifest = true;
   return absl::OkStatus();
 }
 

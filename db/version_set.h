@@ -15,6 +15,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "db/compaction.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
@@ -49,8 +50,8 @@ class VersionSet {
   ~VersionSet();
 
   // Apply *edit to the current version, log it to the MANIFEST and install
-  // the result as current. Fills in the edit's log number (if unset), previous
-  // log number, next file number and last sequence from this VersionSet.
+  // the result as current. Fills in the edit's log number (if unset), next
+  // file number and last sequence from this VersionSet.
   // When no MANIFEST is open (after Recover, on a new database, or after a
   // failed write) a new MANIFEST is started with a record of the whole state
   // and CURRENT is pointed at it.
@@ -70,9 +71,10 @@ class VersionSet {
   // a missing or damaged MANIFEST, or one lacking the comparator, log number,
   // next file number or last sequence is absl::DataLossError naming the file:
   // never an empty database. A comparator other than icmp's user comparator
-  // is absl::InvalidArgumentError. Sets *save_manifest to true: the caller
-  // must LogAndApply before writing, which starts a new MANIFEST.
-  absl::Status Recover(bool* save_manifest);
+  // is absl::InvalidArgumentError. The caller must LogAndApply before
+  // writing, which starts a new MANIFEST (the old one may end in a damaged
+  // tail, never to be appended to).
+  absl::Status Recover();
 
   // The installed version. Hold the result for as long as you read from it.
   std::shared_ptr<const Version> current() const { return current_; }
@@ -86,10 +88,9 @@ class VersionSet {
   void ReuseFileNumber(uint64_t number);
 
   uint64_t ManifestFileNumber() const { return manifest_file_number_; }
-  // Logs with numbers below LogNumber() are no longer needed (except
-  // PrevLogNumber(), 0 if none): their contents are in tables.
+  // Logs with numbers below LogNumber() are no longer needed: their contents
+  // are in tables.
   uint64_t LogNumber() const { return log_number_; }
-  uint64_t PrevLogNumber() const { return prev_log_number_; }
   // Needs no lock: the write path publishes the sequence of a group's last
   // write (release) only after the group is in the memtable, so a reader
   // that loads it (acquire) sees every entry up to it.
@@ -115,6 +116,21 @@ class VersionSet {
   std::unique_ptr<Compaction> CompactRange(int level, const InternalKey* begin,
                                            const InternalKey* end);
 
+  // The last step of a manual compaction of [begin, end], for which
+  // level + 1 is the deepest level holding data in the range: every file of
+  // level + 1 in the range is rewritten, merged with the files of `level`
+  // overlapping the range if there are any (else rewritten in place, at
+  // level + 1). So all of the range's data ends merged at the bottom, where
+  // deletion markers with nothing below them are dropped. nullptr if neither
+  // level has a file in the range. The outputs are not cut at gaps between
+  // inputs (see Compaction::CrossesInputGap).
+  // REQUIRES: 0 <= level < config::kNumLevels - 1; no table is added to
+  // level + 1 while the compaction runs (the DB flushes only to level 0
+  // while any compaction job runs).
+  std::unique_ptr<Compaction> CompactRangeToBottom(int level,
+                                                   const InternalKey* begin,
+                                                   const InternalKey* end);
+
   // Add the numbers of the table files of every version still referenced
   // (the current one and any a reader or compaction still holds) to *live.
   void AddLiveFiles(std::set<uint64_t>* live) const;
@@ -124,13 +140,25 @@ class VersionSet {
 
  private:
   class Builder;
+  struct ManifestState;
+
+  // Recover's steps: the number of the MANIFEST that CURRENT names; the
+  // MANIFEST's records applied to *builder and *state in order.
+  absl::StatusOr<uint64_t> ReadCurrentFile() const;
+  absl::Status ReplayManifest(const std::string& manifest_name,
+                              Builder* builder, ManifestState* state) const;
 
   // The MANIFEST record that describes the whole current state: comparator,
   // counters, compact pointers and every file. The head of each new MANIFEST.
   std::string EncodeSnapshot() const;
   void AppendVersion(std::shared_ptr<Version> v);
   void SetupOtherInputs(Compaction* c);
-  std::unique_ptr<Compaction> NewCompaction(int level);
+  // The level + 2 files overlapping [start, limit] become c's grandparents;
+  // the compaction of c's level resumes after `largest` next time.
+  void SetupGrandparentsAndPointer(Compaction* c, const InternalKey& start,
+                                   const InternalKey& limit,
+                                   const InternalKey& largest);
+  std::unique_ptr<Compaction> NewCompaction(int level, int output_level);
 
   const std::string dbname_;
   const Options* const options_;
@@ -142,7 +170,6 @@ class VersionSet {
   uint64_t manifest_file_number_ = 0;
   std::atomic<SequenceNumber> last_sequence_{0};
   uint64_t log_number_ = 0;
-  uint64_t prev_log_number_ = 0;
 
   // The open MANIFEST; both null until the first LogAndApply after Recover,
   // or after a failed write.

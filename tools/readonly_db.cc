@@ -61,8 +61,7 @@ absl::Status ReadOnlyDB::Load() {
                                            table_cache_.get(), &icmp_);
   // Recover only reads CURRENT and the MANIFEST; the version it installs is
   // never logged (no LogAndApply), so nothing is written.
-  bool save_manifest = false;
-  absl::Status s = versions_->Recover(&save_manifest);
+  absl::Status s = versions_->Recover();
   if (!s.ok()) return s;
   version_ = versions_->current();
   last_sequence_ = versions_->LastSequence();

@@ -14,11 +14,15 @@
 
 #include "db/builder.h"
 #include "db/compaction_job.h"
+#include "db/db_state.h"
 #include "db/filename.h"
 #include "db/memtable.h"
 #include "db/version_set.h"
 #include "gtest/gtest.h"
+#include "sift/db.h"
 #include "table/iterators.h"
+#include "table/table.h"
+#include "table/table_properties.h"
 #include "util/mutex.h"
 #include "util/random.h"
 
@@ -291,6 +295,61 @@ TEST_F(CompactionTest, DeletionMarkersStayAboveOlderData) {
   CheckVisible({25, 30}, 6);
 }
 
+// The last step of a manual compaction: with nothing in the level above,
+// the bottom level's tables of the range are rewritten in place, merged into
+// one output across the gaps between them. Markers whose key a deeper level
+// still holds (outside the range, in a table that sticks out of it) stay.
+TEST_F(CompactionTest, RangeToBottomRewritesInPlace) {
+  AddTable(3, {{Key(8), 1, kTypeValue, "old8"}});
+  AddTable(2, {{Key(0), 2, kTypeValue, "v0"}, {Key(1), 3, kTypeDeletion, ""}});
+  AddTable(2, {{Key(4), 4, kTypeDeletion, ""}, {Key(5), 5, kTypeValue, "v5"}});
+  AddTable(2, {{Key(6), 6, kTypeValue, "v6"}, {Key(8), 7, kTypeDeletion, ""}});
+  ASSERT_EQ(vset_->NumLevelFiles(2), 3);
+  const InternalKey begin(Key(0), kMaxSequenceNumber, kValueTypeForSeek);
+  const InternalKey end(Key(6), 0, kTypeDeletion);
+  std::unique_ptr<Compaction> c = vset_->CompactRangeToBottom(1, &begin, &end);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->level(), 2);
+  EXPECT_EQ(c->output_level(), 2);
+  EXPECT_EQ(c->num_input_files(0), 3);
+  EXPECT_EQ(c->num_input_files(1), 0);
+  EXPECT_FALSE(c->IsTrivialMove());
+  RunJob(c.get(), 20);
+  ASSERT_EQ(outputs_.size(), 1u);
+  EXPECT_EQ(vset_->NumLevelFiles(2), 1);
+  EXPECT_EQ(vset_->NumLevelFiles(3), 1);
+  // Keys 1 and 4 lose their markers; key 8's stays above level 3's value.
+  EXPECT_EQ(CountOutputDeletions(), 1);
+  CheckNothingDroppableKept(20, 3);
+  CheckVisible({20}, 10);
+
+  // Nothing in either level of a range: no compaction.
+  const InternalKey far(Key(50), kMaxSequenceNumber, kValueTypeForSeek);
+  EXPECT_EQ(vset_->CompactRangeToBottom(1, &far, nullptr), nullptr);
+}
+
+// Level 1 above the bottom: every bottom table of the range joins the merge,
+// also the ones that level 1 does not overlap.
+TEST_F(CompactionTest, RangeToBottomTakesTheWholeBottomOfTheRange) {
+  AddTable(2, {{Key(0), 1, kTypeValue, "v0"}, {Key(1), 2, kTypeDeletion, ""}});
+  AddTable(2, {{Key(6), 3, kTypeValue, "v6"}, {Key(7), 4, kTypeDeletion, ""}});
+  AddTable(1, {{Key(6), 5, kTypeDeletion, ""}});
+  std::unique_ptr<Compaction> c =
+      vset_->CompactRangeToBottom(1, nullptr, nullptr);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->level(), 1);
+  EXPECT_EQ(c->output_level(), 2);
+  EXPECT_EQ(c->num_input_files(0), 1);
+  EXPECT_EQ(c->num_input_files(1), 2);
+  RunJob(c.get(), 20);
+  const std::vector<Entry> out = ScanOutputs();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key, Key(0));
+  EXPECT_EQ(vset_->NumLevelFiles(1), 0);
+  EXPECT_EQ(vset_->NumLevelFiles(2), 1);
+  CheckVisible({20}, 10);
+}
+
 // Random overlapping tables over a few levels, random snapshots: after each
 // compaction every snapshot at or above the smallest reads exactly what it
 // read before, and nothing droppable is left in the outputs.
@@ -521,6 +580,171 @@ TEST_F(CompactionTest, ShutdownStopsAndLeavesNoOutput) {
   std::sort(before->begin(), before->end());
   std::sort(after->begin(), after->end());
   EXPECT_EQ(*after, *before);
+}
+
+// DB::CompactRange over a whole database, counted by what is on disk.
+class FullCompactionTest : public testing::Test {
+ protected:
+  FullCompactionTest() : env_(NewMemEnv(Env::Default())) {
+    options_.env = env_.get();
+    options_.create_if_missing = true;
+    absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options_, dbname_);
+    EXPECT_TRUE(db.ok()) << db.status();
+    if (db.ok()) db_ = *std::move(db);
+  }
+
+  // Entries in all table files in the directory (live or not: the DB
+  // deletes obsolete tables after every compaction) and how many files.
+  struct OnDisk {
+    uint64_t entries = 0;
+    int tables = 0;
+  };
+  OnDisk CountOnDisk() {
+    OnDisk r;
+    absl::StatusOr<std::vector<std::string>> children =
+        env_->GetChildren(dbname_);
+    EXPECT_TRUE(children.ok()) << children.status();
+    if (!children.ok()) return r;
+    TableCache cache(dbname_, options_, &icmp_, nullptr, 100);
+    for (const std::string& name : *children) {
+      uint64_t number = 0;
+      FileType type;
+      if (!ParseFileName(name, &number, &type) ||
+          type != FileType::kTableFile) {
+        continue;
+      }
+      absl::StatusOr<uint64_t> size =
+          env_->GetFileSize(TableFileName(dbname_, number));
+      EXPECT_TRUE(size.ok()) << size.status();
+      if (!size.ok()) continue;
+      absl::StatusOr<TableCache::TableRef> table =
+          cache.FindTable(number, *size);
+      EXPECT_TRUE(table.ok()) << table.status();
+      if (!table.ok()) continue;
+      r.entries += table->table().properties().num_entries;
+      ++r.tables;
+    }
+    return r;
+  }
+
+  void CompactAll() {
+    absl::Status s = db_->CompactRange(nullptr, nullptr);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  std::unique_ptr<Env> env_;
+  Options options_;
+  InternalKeyComparator icmp_{BytewiseComparator()};
+  const std::string dbname_ = "/full";
+  std::unique_ptr<DB> db_;
+};
+
+// The new user's trial: deletions of deleted and never-written keys must not
+// stay on disk once a full compaction has nothing below them to hide.
+TEST_F(FullCompactionTest, DropsDeletionsWithNothingBelow) {
+  ASSERT_NE(db_, nullptr);
+  constexpr int kKeys = 50000;
+  constexpr int kLive = 50;
+  for (int k = 0; k < kKeys; ++k) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), Key(k), "value").ok());
+  }
+  for (int k = kLive; k < kKeys; ++k) {
+    ASSERT_TRUE(db_->Delete(WriteOptions(), Key(k)).ok());
+  }
+  for (int k = 0; k < 2 * kKeys; ++k) {
+    ASSERT_TRUE(db_->Delete(WriteOptions(), "never" + Key(k)).ok());
+  }
+  CompactAll();
+  CompactAll();
+  EXPECT_EQ(CountOnDisk().entries, static_cast<uint64_t>(kLive));
+  std::string value;
+  for (int k = 0; k < kKeys; k += 97) {
+    absl::Status s = db_->Get(ReadOptions(), Key(k), &value);
+    EXPECT_EQ(s.ok(), k < kLive) << Key(k) << ": " << s;
+  }
+}
+
+// Tables from separate flushes are merged, not moved down one by one.
+TEST_F(FullCompactionTest, MergesTablesOfSeparateFlushes) {
+  ASSERT_NE(db_, nullptr);
+  constexpr int kFlushes = 300;
+  for (int k = 0; k < kFlushes; ++k) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), Key(k), "value").ok());
+    ASSERT_TRUE(db_->Flush().ok());
+  }
+  ASSERT_EQ(CountOnDisk().tables, kFlushes);
+  CompactAll();
+  const OnDisk after = CountOnDisk();
+  EXPECT_EQ(after.entries, static_cast<uint64_t>(kFlushes));
+  // 300 small entries fit one table of the default 2 MiB.
+  EXPECT_EQ(after.tables, 1);
+  std::string value;
+  for (int k = 0; k < kFlushes; ++k) {
+    EXPECT_TRUE(db_->Get(ReadOptions(), Key(k), &value).ok()) << Key(k);
+  }
+}
+
+// A live snapshot keeps the deletions and the values they hide; once it is
+// released, the next full compaction leaves only the live keys.
+TEST_F(FullCompactionTest, SnapshotKeepsDeletionsUntilReleased) {
+  ASSERT_NE(db_, nullptr);
+  constexpr int kKeys = 1000;
+  constexpr int kDeleted = 900;
+  for (int k = 0; k < kKeys; ++k) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), Key(k), "value").ok());
+  }
+  ASSERT_TRUE(db_->Flush().ok());
+  const Snapshot* snapshot = db_->GetSnapshot();
+  for (int k = 0; k < kDeleted; ++k) {
+    ASSERT_TRUE(db_->Delete(WriteOptions(), Key(k)).ok());
+  }
+  CompactAll();
+  EXPECT_EQ(CountOnDisk().entries, static_cast<uint64_t>(kKeys + kDeleted));
+  ReadOptions at_snapshot;
+  at_snapshot.snapshot = snapshot;
+  std::string value;
+  for (int k = 0; k < kKeys; k += 7) {
+    EXPECT_TRUE(db_->Get(at_snapshot, Key(k), &value).ok()) << Key(k);
+    EXPECT_EQ(db_->Get(ReadOptions(), Key(k), &value).ok(), k >= kDeleted);
+  }
+
+  db_->ReleaseSnapshot(snapshot);
+  CompactAll();
+  EXPECT_EQ(CountOnDisk().entries, static_cast<uint64_t>(kKeys - kDeleted));
+  for (int k = 0; k < kKeys; k += 7) {
+    EXPECT_EQ(db_->Get(ReadOptions(), Key(k), &value).ok(), k >= kDeleted);
+  }
+}
+
+// Compaction and flush outputs are protected from deletion by a guard that
+// unregisters itself, unless told to keep its number pending for good.
+TEST(PendingOutputTest, RegisteredUntilDestroyedUnlessKept) {
+  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  Options options;
+  options.env = env.get();
+  DBState state(SanitizeOptions(options), "/pending");
+  MutexLock lock(&state.mutex);
+  uint64_t kept = 0;
+  {
+    PendingOutput a = state.NewPendingOutput();
+    PendingOutput b = state.NewPendingOutput();
+    PendingOutput c = state.NewPendingOutput();
+    EXPECT_LT(a.number(), b.number());
+    EXPECT_EQ(state.pending_outputs(),
+              (std::set<uint64_t>{a.number(), b.number(), c.number()}));
+    // Moving hands the registration on; assigning over a guard ends its own.
+    const uint64_t a_number = a.number();
+    const uint64_t c_number = c.number();
+    PendingOutput moved = std::move(a);
+    EXPECT_EQ(moved.number(), a_number);
+    EXPECT_EQ(state.pending_outputs().size(), 3u);
+    moved = std::move(c);
+    EXPECT_EQ(state.pending_outputs(),
+              (std::set<uint64_t>{b.number(), c_number}));
+    kept = b.number();
+    b.KeepPending();
+  }
+  EXPECT_EQ(state.pending_outputs(), std::set<uint64_t>{kept});
 }
 
 // Version::Get and AddIterators on real tables (the fixture builds them).

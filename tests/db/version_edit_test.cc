@@ -18,7 +18,6 @@ VersionEdit FullEdit() {
   VersionEdit edit;
   edit.SetComparatorName("sift.BytewiseComparator");
   edit.SetLogNumber(12);
-  edit.SetPrevLogNumber(0);
   edit.SetNextFile(1ull << 40);
   edit.SetLastSequence(kMaxSequenceNumber);
   for (int i = 0; i < 4; ++i) {
@@ -39,12 +38,11 @@ TEST(VersionEditTest, EmptyEditRoundTrip) {
   VersionEdit edit;
   const std::string encoded = Encode(edit);
   // Just the format version field.
-  EXPECT_EQ(encoded, std::string("\x01\x01", 2));
+  EXPECT_EQ(encoded, std::string("\x01\x02", 2));
   VersionEdit decoded;
   ASSERT_TRUE(decoded.DecodeFrom(encoded).ok());
   EXPECT_FALSE(decoded.comparator().has_value());
   EXPECT_FALSE(decoded.log_number().has_value());
-  EXPECT_FALSE(decoded.prev_log_number().has_value());
   EXPECT_FALSE(decoded.next_file_number().has_value());
   EXPECT_FALSE(decoded.last_sequence().has_value());
   EXPECT_TRUE(decoded.new_files().empty());
@@ -61,7 +59,6 @@ TEST(VersionEditTest, FullEditRoundTrip) {
 
   EXPECT_EQ(decoded.comparator(), "sift.BytewiseComparator");
   EXPECT_EQ(decoded.log_number(), 12u);
-  EXPECT_EQ(decoded.prev_log_number(), 0u);
   EXPECT_EQ(decoded.next_file_number(), 1ull << 40);
   EXPECT_EQ(decoded.last_sequence(), kMaxSequenceNumber);
   ASSERT_EQ(decoded.new_files().size(), 4u);
@@ -109,8 +106,8 @@ TEST(VersionEditTest, EveryPrefixIsRejectedOrAWholeFieldSequence) {
       EXPECT_TRUE(absl::IsDataLoss(s)) << len << ": " << s;
     }
   }
-  // One cut per field end: the version, 5 scalars and 12 repeated fields.
-  EXPECT_EQ(accepted, 1 + 5 + 12);
+  // One cut per field end: the version, 4 scalars and 12 repeated fields.
+  EXPECT_EQ(accepted, 1 + 4 + 12);
   // Nothing at all, or a cut inside the version field, is never an edit.
   VersionEdit decoded;
   EXPECT_TRUE(absl::IsDataLoss(decoded.DecodeFrom("")));
@@ -119,7 +116,7 @@ TEST(VersionEditTest, EveryPrefixIsRejectedOrAWholeFieldSequence) {
 }
 
 TEST(VersionEditTest, RejectsUnknownTagsVersionsAndLevels) {
-  const std::string header("\x01\x01", 2);
+  const std::string header("\x01\x02", 2);
   VersionEdit decoded;
   decoded.SetLogNumber(77);
 
@@ -137,7 +134,12 @@ TEST(VersionEditTest, RejectsUnknownTagsVersionsAndLevels) {
   // Format version: missing, zero, and newer than this build.
   expect_rejected(std::string("\x03\x05", 2), "format version");
   expect_rejected(std::string("\x01\x00", 2), "unsupported format version 0");
-  expect_rejected(std::string("\x01\x02", 2), "unsupported format version 2");
+  expect_rejected(std::string("\x01\x03", 2), "unsupported format version 3");
+  // The previous log number, retired in version 2, is named there; version
+  // 1 only ever wrote 0 into it.
+  expect_rejected(header + std::string("\x04\x00", 2),
+                  "field tag 4 (previous log number, retired");
+  expect_rejected(std::string("\x01\x01\x04\x07", 4), "previous log number");
 
   // Level out of range in each field that carries one.
   std::string bad_level = header;
@@ -197,6 +199,22 @@ TEST(VersionEditTest, RejectsUnknownTagsVersionsAndLevels) {
   expect_rejected(big_seq, "last sequence");
 }
 
+// Version 1 edits (before the previous log number was retired) still read;
+// they encode again as the current version, without that field.
+TEST(VersionEditTest, ReadsFormatVersionOne) {
+  const std::string v1(
+      "\x01\x01"   // version 1
+      "\x03\x0c"   // log number 12
+      "\x04\x00"   // previous log number 0
+      "\x05\x20",  // next file number 32
+      8);
+  VersionEdit decoded;
+  ASSERT_TRUE(decoded.DecodeFrom(v1).ok());
+  EXPECT_EQ(decoded.log_number(), 12u);
+  EXPECT_EQ(decoded.next_file_number(), 32u);
+  EXPECT_EQ(Encode(decoded), std::string("\x01\x02\x03\x0c\x05\x20", 6));
+}
+
 // The example in doc/manifest_format.md.
 TEST(VersionEditTest, MatchesDocumentedExample) {
   VersionEdit edit;
@@ -208,7 +226,7 @@ TEST(VersionEditTest, MatchesDocumentedExample) {
   f.largest = InternalKey("b", 9, kTypeValue);
   edit.AddFile(0, f);
   const std::string expected(
-      "\x01\x01"
+      "\x01\x02"
       "\x03\x0c"
       "\x09\x00\x07\x80\x20"
       "\x09"
@@ -223,10 +241,10 @@ TEST(VersionEditTest, DebugStringNamesEveryField) {
   const std::string s = FullEdit().DebugString();
   for (const char* want :
        {"comparator: sift.BytewiseComparator", "log number: 12",
-        "prev log number: 0", "next file number: 1099511627776",
-        "last sequence: 72057594037927935", "new file: level 1 #1001",
-        "deleted file: level 6 #500", "compact pointer: level 3 'cp3'",
-        "'a2' @ 102 : value", "'z0' @ 7 : deletion"}) {
+        "next file number: 1099511627776", "last sequence: 72057594037927935",
+        "new file: level 1 #1001", "deleted file: level 6 #500",
+        "compact pointer: level 3 'cp3'", "'a2' @ 102 : value",
+        "'z0' @ 7 : deletion"}) {
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
   }
 }

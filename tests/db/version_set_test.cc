@@ -203,12 +203,7 @@ class VersionSetTest : public testing::Test {
 
   absl::Status Reopen(std::unique_ptr<VersionSet>* out) {
     *out = NewVersionSet();
-    bool save_manifest = false;
-    absl::Status s = (*out)->Recover(&save_manifest);
-    if (s.ok()) {
-      EXPECT_TRUE(save_manifest);
-    }
-    return s;
+    return (*out)->Recover();
   }
 
   std::string ReadFile(const std::string& fname) {
@@ -331,7 +326,6 @@ TEST_F(VersionSetTest, ManifestRoundTrip) {
     edit.RemoveFile(1, 23);
     edit.AddFile(2, MakeFile(23, "g", "k"));  // moved down
     edit.SetLogNumber(30);
-    edit.SetPrevLogNumber(29);
     vset_->MarkFileNumberUsed(30);
     vset_->SetLastSequence(12345);
     ASSERT_TRUE(Apply(&edit).ok());
@@ -359,7 +353,6 @@ TEST_F(VersionSetTest, ManifestRoundTrip) {
   ASSERT_TRUE(Reopen(&reopened).ok());
   EXPECT_EQ(Layout(*reopened->current()), before);
   EXPECT_EQ(reopened->LogNumber(), 30u);
-  EXPECT_EQ(reopened->PrevLogNumber(), 29u);
   EXPECT_EQ(reopened->LastSequence(), 12345u);
   EXPECT_EQ(reopened->ManifestFileNumber(), manifest);
   EXPECT_GE(reopened->NewFileNumber(), next_file);

@@ -183,7 +183,6 @@ void Edits(const std::filesystem::path& root) {
     VersionEdit edit;
     if (rnd.OneIn(2)) edit.SetComparatorName("sift.BytewiseComparator");
     if (rnd.OneIn(2)) edit.SetLogNumber(rnd.Uniform(1000));
-    if (rnd.OneIn(3)) edit.SetPrevLogNumber(rnd.Uniform(1000));
     if (rnd.OneIn(2)) edit.SetNextFile(rnd.Uniform(100000));
     if (rnd.OneIn(2)) edit.SetLastSequence(rnd.Uniform(1 << 30));
     const int files = static_cast<int>(rnd.Uniform(6));
