@@ -1,0 +1,177 @@
+// FilterBuilder for the binary fuse filter. Keys are hashed as they arrive and
+// only the hashes are kept (8 bytes a key); the array is sized and filled at
+// Finish, when the number of distinct keys is known.
+//
+// Construction (Graf & Lemire): every key adds itself to its three slots'
+// counts and to their XOR of hashes. A slot with exactly one key left names
+// that key (its XOR is the key's hash), so the key is peeled off: it is
+// removed from its other two slots, which may leave them with one key in turn.
+// If every key is peeled, the slots are filled in reverse peel order, each
+// key's peeled slot set to its fingerprint XOR its other two slots (which no
+// later-filled key changes). If some keys remain, the attempt failed; the
+// next attempt remixes the hashes (FuseRemix) and, after every few failures,
+// grows the array.
+
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "filter/filter.h"
+#include "filter/filter_format.h"
+#include "filter/fuse_filter.h"
+#include "filter/fuse_math.h"
+#include "filter/fuse_probe.h"
+#include "util/hash.h"
+
+namespace sift {
+namespace {
+
+// Attempts are stored in one header byte.
+constexpr uint32_t kMaxAttempts = 256;
+// Failures between two growths of the array.
+constexpr uint32_t kAttemptsPerSize = 4;
+
+// Scratch space of the construction, reused across attempts.
+class FusePeeler {
+ public:
+  // Peels `hashes` (distinct) under `layout`. On success fills `slots`
+  // (layout.num_bytes() bytes plus 8 of slack, bit-packed) and returns true.
+  bool Build(const std::vector<uint64_t>& hashes, const FuseLayout& layout,
+             std::string* slots) {
+    const uint64_t num_slots = layout.num_slots();
+    const uint64_t range = layout.segment_count << layout.segment_length_log2;
+    const uint32_t log2 = layout.segment_length_log2;
+    degree_.assign(num_slots, 0);
+    xor_.assign(num_slots, 0);
+    for (uint64_t h : hashes) {
+      const uint64_t g = FuseRemix(h, layout.attempt);
+      const FuseSlots s = FuseSlotsOf(g, range, log2);
+      for (uint32_t j = 0; j < kFuseArity; ++j) {
+        // 4 per key plus, in the low two bits, the XOR of the keys' indexes
+        // of this slot among their three: once one key is left, its index.
+        degree_[s.slot[j]] = (degree_[s.slot[j]] + 4) ^ j;
+        xor_[s.slot[j]] ^= g;
+      }
+    }
+
+    stack_.clear();
+    for (uint64_t i = 0; i < num_slots; ++i) {
+      if ((degree_[i] >> 2) == 1) stack_.push_back(i);
+    }
+    peeled_.clear();
+    while (!stack_.empty()) {
+      const uint64_t i = stack_.back();
+      stack_.pop_back();
+      if ((degree_[i] >> 2) != 1) continue;  // emptied since it was pushed
+      const uint64_t g = xor_[i];
+      const uint32_t index = degree_[i] & 3;
+      peeled_.push_back({g, index});
+      const FuseSlots s = FuseSlotsOf(g, range, log2);
+      for (uint32_t j = 0; j < kFuseArity; ++j) {
+        const uint64_t other = s.slot[j];
+        degree_[other] = (degree_[other] - 4) ^ j;
+        xor_[other] ^= g;
+        if (j != index && (degree_[other] >> 2) == 1) stack_.push_back(other);
+      }
+    }
+    if (peeled_.size() != hashes.size()) return false;
+
+    const uint32_t w = layout.fingerprint_bits;
+    const uint32_t mask = FingerprintMask(w);
+    slots->assign(layout.num_bytes() + 8, '\0');
+    uint8_t* array = reinterpret_cast<uint8_t*>(slots->data());
+    for (auto it = peeled_.rbegin(); it != peeled_.rend(); ++it) {
+      const FuseSlots s = FuseSlotsOf(it->g, range, log2);
+      uint32_t value = FuseFingerprint(it->g, mask);
+      for (uint32_t j = 0; j < kFuseArity; ++j) {
+        if (j != it->index) value ^= LoadPackedSlot(array, s.slot[j], w, mask);
+      }
+      // The peeled slot is still zero: each slot is peeled at most once.
+      StorePackedSlot(array, s.slot[it->index], w, value);
+    }
+    return true;
+  }
+
+ private:
+  struct Peeled {
+    uint64_t g;      // remixed hash
+    uint32_t index;  // which of its three slots it was peeled from
+  };
+  std::vector<uint32_t> degree_;
+  std::vector<uint64_t> xor_;
+  std::vector<uint64_t> stack_;
+  std::vector<Peeled> peeled_;
+};
+
+class FuseFilterBuilder final : public FilterBuilder {
+ public:
+  FuseFilterBuilder(uint32_t fingerprint_bits, uint64_t seed)
+      : fingerprint_bits_(fingerprint_bits), seed_(seed) {
+    assert(fingerprint_bits >= 1 && fingerprint_bits <= kMaxFingerprintBits);
+  }
+
+  void AddKey(std::string_view key) override {
+    const uint64_t h = Hash64(key, seed_);
+    if (!hashes_.empty() && hashes_.back() == h) return;
+    hashes_.push_back(h);
+  }
+
+  uint64_t NumKeys() const override { return hashes_.size(); }
+
+  std::string Finish() override {
+    FuseHeader header;
+    header.seed = seed_;
+    std::string slots;
+    if (!hashes_.empty()) header.layout = Construct(&slots);
+    header.layout.fingerprint_bits = fingerprint_bits_;
+    header.num_keys = hashes_.size();
+    slots.resize(header.layout.num_bytes());
+    hashes_.clear();
+    return EncodeFuseFilter(header, slots);
+  }
+
+ private:
+  // Runs attempts until one peels every key; returns its layout. Keys added
+  // twice (not adjacently) share a hash and can never be peeled, so the first
+  // failure also removes repeated hashes. The array grows by about 6% every
+  // kAttemptsPerSize failures, so construction ends long before kMaxAttempts
+  // (a failure at the paper's sizes is rare: one attempt in hundreds or less).
+  FuseLayout Construct(std::string* slots) {
+    FuseLayout layout = FuseLayoutFor(hashes_.size(), fingerprint_bits_);
+    FusePeeler peeler;
+    for (uint32_t attempt = 0; attempt < kMaxAttempts; ++attempt) {
+      layout.attempt = attempt;
+      if (peeler.Build(hashes_, layout, slots)) return layout;
+      if (attempt == 0) {
+        std::sort(hashes_.begin(), hashes_.end());
+        hashes_.erase(std::unique(hashes_.begin(), hashes_.end()),
+                      hashes_.end());
+        layout = FuseLayoutFor(hashes_.size(), fingerprint_bits_);
+      } else if ((attempt + 1) % kAttemptsPerSize == 0) {
+        layout.segment_count += 1 + layout.segment_count / 16;
+      }
+    }
+    // Unreachable in practice (the array has grown many times over); stated
+    // so that a broken invariant fails loudly instead of writing a filter
+    // with false negatives.
+    assert(false && "binary fuse construction did not converge");
+    std::abort();
+  }
+
+  const uint32_t fingerprint_bits_;
+  const uint64_t seed_;
+  std::vector<uint64_t> hashes_;  // distinct-from-previous keys' hashes
+};
+
+}  // namespace
+
+std::unique_ptr<FilterBuilder> NewFuseFilterBuilder(uint32_t fingerprint_bits,
+                                                    uint64_t seed) {
+  return std::make_unique<FuseFilterBuilder>(fingerprint_bits, seed);
+}
+
+}  // namespace sift
