@@ -127,8 +127,7 @@ std::unique_ptr<FilterBuilder> FilterBuilder::Make(FilterKind kind,
                                                    uint64_t seed) {
   if (kind == FilterKind::kBinaryFuse) {
     assert(bits_per_key > 0);
-    return NewFuseFilterBuilder(FingerprintBitsForBitsPerKey(bits_per_key),
-                                seed);
+    return NewFuseFilterBuilderForBudget(bits_per_key, seed);
   }
   return std::make_unique<BloomFilterBuilder>(kind, bits_per_key,
                                               /*min_keys=*/0, seed);

@@ -44,8 +44,9 @@ class FilterBuilder {
 
   // A builder for `kind` with `bits_per_key` bits per distinct key
   // (fractional allowed). REQUIRES: bits_per_key > 0. kBinaryFuse maps the
-  // budget to a fingerprint width, FingerprintBitsForBitsPerKey in
-  // filter/fuse_math.h (9 bits/key: 8-bit fingerprints).
+  // budget to a fingerprint width when the number of distinct keys is known,
+  // FingerprintBitsFor in filter/fuse_math.h (a million keys at 9 bits/key:
+  // 8-bit fingerprints).
   static std::unique_ptr<FilterBuilder> Make(FilterKind kind,
                                              double bits_per_key);
   // A builder sized for `expected_keys` keys at false-positive rate

@@ -17,6 +17,11 @@ namespace sift {
 std::unique_ptr<FilterBuilder> NewFuseFilterBuilder(uint32_t fingerprint_bits,
                                                     uint64_t seed);
 
+// A builder spending about `bits_per_key` bits per distinct key: at Finish it
+// takes the widest fingerprint FingerprintBitsFor(bits_per_key, n) allows.
+std::unique_ptr<FilterBuilder> NewFuseFilterBuilderForBudget(
+    double bits_per_key, uint64_t seed);
+
 // A reader over decoded contents of kind kBinaryFuseTag (copied).
 // REQUIRES: contents came from DecodeFilter and contents.info.known.
 std::unique_ptr<FilterReader> NewFuseFilterReader(

@@ -59,9 +59,17 @@ FuseLayout FuseLayoutFor(uint64_t num_keys, uint32_t fingerprint_bits);
 
 // The widest fingerprint whose large-n array fits in `bits_per_key`:
 // floor(bits_per_key / 1.125), clamped to 1..32. 9 bits/key give 8-bit
-// fingerprints, 18 give 16. Small tables spend more than the budget (their
-// size factor is larger) but keep the same false-positive rate.
+// fingerprints, 18 give 16. The limit of FingerprintBitsFor for large n.
 uint32_t FingerprintBitsForBitsPerKey(double bits_per_key);
+
+// The widest fingerprint whose array for n keys fits in n * bits_per_key bits
+// with 1% to spare for the rounding to whole segments (as the Bloom layouts
+// round up to whole words or lines): floor(1.01 * bits_per_key * n / slots),
+// clamped to 1..32, where slots = FuseLayoutFor(n, 1).num_slots(). A million
+// keys at 9 or 10 bits/key get 8-bit fingerprints (9.04 bits/key); smaller
+// tables, whose arrays have more slots per key, get narrower ones (10 bits/key
+// at 1,000 keys: 7 bits). n == 0: FingerprintBitsForBitsPerKey.
+uint32_t FingerprintBitsFor(double bits_per_key, uint64_t num_keys);
 
 // The narrowest fingerprint with false-positive rate <= p: ceil(-log2 p),
 // clamped to 1..32. REQUIRES: 0 < p < 1.

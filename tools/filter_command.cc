@@ -35,6 +35,9 @@ std::string LayoutName(const FilterInfo& info) {
       return "standard bloom";
     case static_cast<uint8_t>(FilterKind::kBlockedBloom):
       return "blocked bloom (512-bit lines)";
+    case static_cast<uint8_t>(FilterKind::kBinaryFuse):
+      return absl::StrFormat("binary fuse (3-wise, %d-bit fingerprints)",
+                             info.fingerprint_bits);
     default:
       return absl::StrFormat("kind %d", info.kind);
   }
@@ -148,13 +151,11 @@ int RunFilter(const FilterArgs& args) {
   }
   const FilterInfo info = (*filter)->info();
   const double fill = (*filter)->FillRatio();
-  const auto kind = static_cast<FilterKind>(info.kind);
-  const double theory =
-      info.known
-          ? TheoreticalFpr(kind, info.num_bits, info.num_keys, info.num_probes)
-          : 1.0;
-  const double from_fill =
-      info.known ? FprFromFill(fill, info.num_probes) : 1.0;
+  const double theory = TheoreticalFpr(info);
+  // A fuse filter does not saturate: its rate is its theory.
+  const double from_fill = info.known && info.fingerprint_bits == 0
+                               ? FprFromFill(fill, info.num_probes)
+                               : theory;
 
   std::unique_ptr<TableLookup> lookup;
   if (!keys.empty()) lookup = std::make_unique<TableLookup>(args.file, report);

@@ -24,10 +24,12 @@ enum class FilterKind : uint8_t {
   // hash: one cache miss per query, at a slightly higher false-positive rate.
   kBlockedBloom = 2,
   // A binary fuse filter (Graf & Lemire 2022) over the table's distinct user
-  // keys: three slot reads per query, and about 1.125 * w bits per key for a
-  // false-positive rate of 2^-w, where w = floor(filter_bits_per_key / 1.125)
-  // (9 bits/key: w = 8, 0.39%). Tables are immutable, so the filter is built
-  // once from all of a table's keys.
+  // keys: three slot reads per query and a false-positive rate of 2^-w with
+  // w-bit fingerprints, w the widest that filter_bits_per_key affords for the
+  // table's key count (about 1.125 * w bits per key for large tables: 9 or 10
+  // bits/key give w = 8, 0.39%; small tables take more slots per key, so a
+  // narrower w). Tables are immutable, so the filter is built once from all
+  // of a table's keys.
   kBinaryFuse = 3,
 };
 

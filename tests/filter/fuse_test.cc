@@ -181,25 +181,46 @@ TEST(FuseFilterTest, NoFalseNegativesUpToAMillion) {
   }
 }
 
+TEST(FuseMathTest, WidthForBudgetAndKeyCount) {
+  // A million keys: 1,130,496 slots (138 segments of 8192).
+  EXPECT_EQ(FingerprintBitsFor(9, 1000000), 8u);
+  EXPECT_EQ(FingerprintBitsFor(10, 1000000), 8u);
+  EXPECT_EQ(FingerprintBitsFor(18, 1000000), 16u);
+  EXPECT_EQ(FingerprintBitsFor(8.9, 1000000), 7u);
+  // A thousand keys: 1408 slots.
+  EXPECT_EQ(FingerprintBitsFor(10, 1000), 7u);
+  EXPECT_EQ(FingerprintBitsFor(0.1, 1000), 1u);
+  EXPECT_EQ(FingerprintBitsFor(100, 1000), 32u);
+  EXPECT_EQ(FingerprintBitsFor(10, 0), 8u);
+  // Never more than 1% over the budget.
+  for (uint64_t n : {1ull, 2ull, 10ull, 777ull, 50000ull, 3000000ull}) {
+    for (double b : {2.0, 7.5, 9.0, 10.0, 16.0, 20.0}) {
+      const FuseLayout l = FuseLayoutFor(n, FingerprintBitsFor(b, n));
+      if (l.fingerprint_bits > 1) {
+        EXPECT_LE(static_cast<double>(l.num_bits()), 1.01 * b * n)
+            << "n " << n << " b " << b;
+      }
+    }
+  }
+}
+
 TEST(FuseFilterTest, BitsPerKeyBudgetPicksTheWidth) {
-  struct Case {
-    double bits_per_key;
-    uint32_t w;
-  };
-  for (Case c : {Case{9, 8}, Case{10, 8}, Case{12, 10}, Case{18, 16},
-                 Case{1, 1}, Case{40, 32}}) {
-    std::unique_ptr<FilterBuilder> b =
-        FilterBuilder::Make(FilterKind::kBinaryFuse, c.bits_per_key);
-    KeySequence keys(KeyFamily::kPrefixed, 0);
-    for (int i = 0; i < 200000; ++i) b->AddKey(keys.Next());
-    std::unique_ptr<FilterReader> r = ParseOrFail(b->Finish());
-    ASSERT_NE(r, nullptr);
-    EXPECT_EQ(r->info().fingerprint_bits, c.w);
-    EXPECT_EQ(r->info().num_probes, 3u);
-    // 200,000 keys get the paper's size factor for that n, a little above
-    // the large-n 1.125.
-    EXPECT_NEAR(r->info().bits_per_key(), c.w * FuseSizeFactor(200000),
-                0.01 * c.w);
+  for (double budget : {9.0, 10.0, 12.0, 18.0, 1.0, 40.0}) {
+    for (uint64_t n : {1000ull, 200000ull}) {
+      std::unique_ptr<FilterBuilder> b =
+          FilterBuilder::Make(FilterKind::kBinaryFuse, budget);
+      KeySequence keys(KeyFamily::kPrefixed, 0);
+      for (uint64_t i = 0; i < n; ++i) b->AddKey(keys.Next());
+      std::unique_ptr<FilterReader> r = ParseOrFail(b->Finish());
+      ASSERT_NE(r, nullptr);
+      const uint32_t w = FingerprintBitsFor(budget, n);
+      EXPECT_EQ(r->info().fingerprint_bits, w);
+      EXPECT_EQ(r->info().num_probes, 3u);
+      EXPECT_EQ(r->info().num_bits, FuseLayoutFor(n, w).num_bits());
+      if (w > 1) {
+        EXPECT_LE(r->info().bits_per_key(), 1.01 * budget);
+      }
+    }
   }
 }
 
