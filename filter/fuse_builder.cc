@@ -58,7 +58,10 @@ class FusePeeler {
       }
     }
 
+    // Sized once: growing them as keys peel would copy them over and over.
     stack_.clear();
+    stack_.reserve(sorted_.size());
+    peeled_.reserve(sorted_.size());
     for (uint64_t i = 0; i < num_slots; ++i) {
       if ((degree_[i] >> 2) == 1) stack_.push_back(i);
     }
