@@ -58,21 +58,25 @@ class FusePeeler {
       }
     }
 
-    // Sized once: growing them as keys peel would copy them over and over.
+    // Sized once: growing it as keys peel would copy it over and over.
     stack_.clear();
     stack_.reserve(sorted_.size());
-    peeled_.reserve(sorted_.size());
     for (uint64_t i = 0; i < num_slots; ++i) {
       if ((degree_[i] >> 2) == 1) stack_.push_back(i);
     }
-    peeled_.clear();
+    // The peel order reuses sorted_, which the counts above no longer need:
+    // key k of the order is sorted_[k], peeled from its slot
+    // peeled_index_[k] (one fresh array less to fault in).
+    peeled_index_.resize(sorted_.size());
+    size_t num_peeled = 0;
     while (!stack_.empty()) {
       const uint64_t i = stack_.back();
       stack_.pop_back();
       if ((degree_[i] >> 2) != 1) continue;  // emptied since it was pushed
       const uint64_t g = xor_[i];
       const uint32_t index = degree_[i] & 3;
-      peeled_.push_back({g, index});
+      sorted_[num_peeled] = g;
+      peeled_index_[num_peeled++] = static_cast<uint8_t>(index);
       const FuseSlots s = FuseSlotsOf(g, range, log2);
       for (uint32_t j = 0; j < kFuseArity; ++j) {
         const uint64_t other = s.slot[j];
@@ -81,20 +85,22 @@ class FusePeeler {
         if (j != index && (degree_[other] >> 2) == 1) stack_.push_back(other);
       }
     }
-    if (peeled_.size() != sorted_.size()) return false;
+    if (num_peeled != sorted_.size()) return false;
 
     const uint32_t w = layout.fingerprint_bits;
     const uint32_t mask = FingerprintMask(w);
     slots->assign(layout.num_bytes() + 8, '\0');
     uint8_t* array = reinterpret_cast<uint8_t*>(slots->data());
-    for (auto it = peeled_.rbegin(); it != peeled_.rend(); ++it) {
-      const FuseSlots s = FuseSlotsOf(it->g, range, log2);
-      uint32_t value = FuseFingerprint(it->g, mask);
+    for (size_t k = num_peeled; k-- > 0;) {
+      const uint64_t g = sorted_[k];
+      const uint32_t index = peeled_index_[k];
+      const FuseSlots s = FuseSlotsOf(g, range, log2);
+      uint32_t value = FuseFingerprint(g, mask);
       for (uint32_t j = 0; j < kFuseArity; ++j) {
-        if (j != it->index) value ^= LoadPackedSlot(array, s.slot[j], w, mask);
+        if (j != index) value ^= LoadPackedSlot(array, s.slot[j], w, mask);
       }
       // The peeled slot is still zero: each slot is peeled at most once.
-      StorePackedSlot(array, s.slot[it->index], w, value);
+      StorePackedSlot(array, s.slot[index], w, value);
     }
     return true;
   }
@@ -124,16 +130,12 @@ class FusePeeler {
     }
   }
 
-  struct Peeled {
-    uint64_t g;      // remixed hash
-    uint32_t index;  // which of its three slots it was peeled from
-  };
   std::vector<uint64_t> bucket_start_;
   std::vector<uint64_t> sorted_;
   std::vector<uint32_t> degree_;
   std::vector<uint64_t> xor_;
   std::vector<uint64_t> stack_;
-  std::vector<Peeled> peeled_;
+  std::vector<uint8_t> peeled_index_;
 };
 
 class FuseFilterBuilder final : public FilterBuilder {
