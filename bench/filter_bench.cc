@@ -6,9 +6,11 @@
 // 1. A table of measured vs theoretical false-positive rates for bits/key
 //    2..24, standard and blocked layouts (1,000,000 keys per filter; enough
 //    absent probes for about 2,000 false positives per point: at least 1e7
-//    and at most 2e8 probes).
-// 2. Google Benchmark timings: build ns/key; query ns on one hot filter for
-//    present and absent keys; query ns on N cold filters (default 1,024 of
+//    and at most 2e8 probes), and one for the binary fuse filter per
+//    fingerprint width 1..20 (theory 2^-w; bits/key as built).
+// 2. Google Benchmark timings for the three kinds at 10 bits/key (binary fuse:
+//    8-bit fingerprints, 9 bits/key): build ns/key; query ns on one hot filter
+//    for present and absent keys; query ns on N cold filters (default 1,024 of
 //    256 KiB) totalling 256 MiB: a random filter per query, and a fence after
 //    each query so misses do not overlap (ColdQueryOverlapped drops the fence
 //    to show the throughput of independent queries). Next to it, the latency
@@ -37,6 +39,7 @@
 #include "filter/bloom_math.h"
 #include "filter/bloom_probe.h"
 #include "filter/filter.h"
+#include "filter/fuse_math.h"
 #include "util/coding.h"
 #include "util/hash.h"
 #include "util/random.h"
@@ -93,7 +96,15 @@ std::unique_ptr<FilterReader> ParseOrDie(const std::string& serialized) {
 }
 
 const char* KindName(FilterKind kind) {
-  return kind == FilterKind::kStandardBloom ? "standard" : "blocked";
+  switch (kind) {
+    case FilterKind::kStandardBloom:
+      return "standard";
+    case FilterKind::kBlockedBloom:
+      return "blocked";
+    case FilterKind::kBinaryFuse:
+      return "binary_fuse";
+  }
+  return "?";
 }
 
 // ---- 1. false-positive table --------------------------------------------
@@ -104,8 +115,9 @@ struct FprPoint {
   uint64_t fps, probes;
 };
 
-FprPoint MeasureFpr(FilterKind kind, double bpk, uint64_t n) {
-  std::unique_ptr<FilterBuilder> builder = FilterBuilder::Make(kind, bpk);
+// `builder` is given n keys, then probed with absent ones.
+FprPoint MeasureFpr(std::unique_ptr<FilterBuilder> builder, uint64_t n,
+                    double* bits_per_key = nullptr) {
   char key[8];
   for (uint64_t i = 0; i < n; ++i) {
     EncodeFixed64(key, MixIndex(i, 1));
@@ -113,9 +125,10 @@ FprPoint MeasureFpr(FilterKind kind, double bpk, uint64_t n) {
   }
   std::unique_ptr<FilterReader> reader = ParseOrDie(builder->Finish());
   const FilterInfo info = reader->info();
+  if (bits_per_key != nullptr) *bits_per_key = info.bits_per_key();
   FprPoint p;
   p.k = info.num_probes;
-  p.theory = TheoreticalFpr(kind, info.num_bits, info.num_keys, p.k);
+  p.theory = TheoreticalFpr(info);
   p.probes = std::clamp<uint64_t>(static_cast<uint64_t>(2000 / p.theory),
                                   10000000, 200000000);
   p.fps = 0;
@@ -138,8 +151,10 @@ void PrintFprTable() {
               "k", "standard", "theory", "ratio", "FPs", "k", "blocked",
               "theory", "ratio", "FPs");
   for (int bpk = 2; bpk <= 24; ++bpk) {
-    FprPoint s = MeasureFpr(FilterKind::kStandardBloom, bpk, n);
-    FprPoint b = MeasureFpr(FilterKind::kBlockedBloom, bpk, n);
+    FprPoint s =
+        MeasureFpr(FilterBuilder::Make(FilterKind::kStandardBloom, bpk), n);
+    FprPoint b =
+        MeasureFpr(FilterBuilder::Make(FilterKind::kBlockedBloom, bpk), n);
     g_fpr[{1, bpk}] = s;
     g_fpr[{2, bpk}] = b;
     std::printf(
@@ -149,6 +164,29 @@ void PrintFprTable() {
         static_cast<unsigned long long>(s.fps), b.k, 100 * b.measured,
         100 * b.theory, b.measured / b.theory,
         static_cast<unsigned long long>(b.fps));
+    std::fflush(stdout);
+  }
+  std::printf("\n");
+}
+
+std::map<uint32_t, FprPoint> g_fuse_fpr;  // fingerprint bits -> point
+
+void PrintFuseFprTable() {
+  const uint64_t n = 1000000;
+  std::printf(
+      "Binary fuse false-positive rate, measured vs 2^-w (n = %llu keys)\n",
+      static_cast<unsigned long long>(n));
+  std::printf("%3s %9s %11s %11s %6s %8s\n", "w", "bits/key", "measured",
+              "theory", "ratio", "FPs");
+  for (uint32_t w = 1; w <= 20; ++w) {
+    double bpk = 0;
+    const FprPoint p = MeasureFpr(
+        FilterBuilder::MakeForFpr(FilterKind::kBinaryFuse, n, FuseFpr(w)), n,
+        &bpk);
+    g_fuse_fpr[w] = p;
+    std::printf("%3u %9.3f %10.6f%% %10.6f%% %6.3f %8llu\n", w, bpk,
+                100 * p.measured, 100 * p.theory, p.measured / p.theory,
+                static_cast<unsigned long long>(p.fps));
     std::fflush(stdout);
   }
   std::printf("\n");
@@ -278,7 +316,7 @@ std::unique_ptr<ColdFilters> MakeColdFilters(FilterKind kind, int num_filters) {
   return cold;
 }
 
-std::unique_ptr<ColdFilters> g_cold[3];  // by FilterKind value
+std::unique_ptr<ColdFilters> g_cold[4];  // by FilterKind value
 
 // Waits until every earlier instruction, loads included, has completed. A
 // query's answer reaches the next query only through branches, which the CPU
@@ -402,6 +440,10 @@ void PrintSummary(const SummaryReporter& r) {
     Check("blocked FPR at 10 bits/key", 100 * g_fpr[{2, 10}].measured, "%",
           0.97);
   }
+  if (!g_fuse_fpr.empty()) {
+    Check("binary fuse FPR, 8-bit fingerprints (9 bits/key)",
+          100 * g_fuse_fpr[8].measured, "%", 0.39 * 1.25);
+  }
   const double mem = r.Get("RandomMemoryRead");
   const double cold = r.Get("ColdQuery/blocked/absent");
   const double cold_p = r.Get("ColdQuery/blocked/present");
@@ -412,16 +454,27 @@ void PrintSummary(const SummaryReporter& r) {
       Check("blocked cold query absent / memory read", cold / mem, "x", 1.3);
     if (cold_p > 0)
       Check("blocked cold query present / memory read", cold_p / mem, "x", 1.3);
+    const double fuse = r.Get("ColdQuery/binary_fuse/absent");
+    const double fuse_p = r.Get("ColdQuery/binary_fuse/present");
+    if (fuse > 0) {
+      Check("binary fuse cold query absent / memory read", fuse / mem, "x",
+            1.5);
+    }
+    if (fuse_p > 0) {
+      Check("binary fuse cold query present / memory read", fuse_p / mem, "x",
+            1.5);
+    }
   }
-  for (const char* kind : {"standard", "blocked"}) {
+  for (const char* kind : {"standard", "blocked", "binary_fuse"}) {
     for (const char* which : {"present", "absent"}) {
       const std::string name = std::string("HotQuery/") + kind + "/" + which;
       Check(name.c_str(), r.Get(name), "ns", 25);
     }
   }
-  for (const char* kind : {"standard", "blocked"}) {
+  for (const char* kind : {"standard", "blocked", "binary_fuse"}) {
     const std::string name = std::string("Build/") + kind + "/1000000";
-    Check((name + " per key").c_str(), r.Get(name + ":per_key"), "ns", 40);
+    Check((name + " per key").c_str(), r.Get(name + ":per_key"), "ns",
+          std::string(kind) == "binary_fuse" ? 60 : 40);
   }
 }
 
@@ -453,18 +506,25 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
-  if (fpr_table) PrintFprTable();
+  if (fpr_table) {
+    PrintFprTable();
+    PrintFuseFprTable();
+  }
 
-  std::printf("Preparing 2 x %d cold filters and a 256 MiB chase array\n",
+  std::printf("Preparing 3 x %d cold filters and a 256 MiB chase array\n",
               cold_filters);
   g_cold[1] = MakeColdFilters(FilterKind::kStandardBloom, cold_filters);
   g_cold[2] = MakeColdFilters(FilterKind::kBlockedBloom, cold_filters);
+  g_cold[3] = MakeColdFilters(FilterKind::kBinaryFuse, cold_filters);
   BuildChase();
-  std::printf("cold filters: %.0f MiB standard, %.0f MiB blocked\n\n",
-              g_cold[1]->bytes / 1048576.0, g_cold[2]->bytes / 1048576.0);
+  std::printf(
+      "cold filters: %.0f MiB standard, %.0f MiB blocked, %.0f MiB binary "
+      "fuse\n\n",
+      g_cold[1]->bytes / 1048576.0, g_cold[2]->bytes / 1048576.0,
+      g_cold[3]->bytes / 1048576.0);
 
-  for (FilterKind kind :
-       {FilterKind::kStandardBloom, FilterKind::kBlockedBloom}) {
+  for (FilterKind kind : {FilterKind::kStandardBloom, FilterKind::kBlockedBloom,
+                          FilterKind::kBinaryFuse}) {
     const std::string k = KindName(kind);
     benchmark::RegisterBenchmark(("Build/" + k).c_str(), BM_Build, kind)
         ->Arg(1000000)

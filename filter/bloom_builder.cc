@@ -1,6 +1,7 @@
-// FilterBuilder for both layouts. Keys are hashed as they arrive and only the
-// hashes are kept (8 bytes a key): the bit count depends on how many distinct
-// keys there are, which is known only at Finish.
+// FilterBuilder for both Bloom layouts, and the factory for every kind (the
+// binary fuse builder is in fuse_builder.cc). Keys are hashed as they arrive
+// and only the hashes are kept (8 bytes a key): the bit count depends on how
+// many distinct keys there are, which is known only at Finish.
 
 #include <algorithm>
 #include <bit>
@@ -16,6 +17,8 @@
 #include "filter/bloom_probe.h"
 #include "filter/filter.h"
 #include "filter/filter_format.h"
+#include "filter/fuse_filter.h"
+#include "filter/fuse_math.h"
 #include "util/hash.h"
 
 namespace sift {
@@ -122,6 +125,10 @@ std::unique_ptr<FilterBuilder> FilterBuilder::Make(FilterKind kind,
 std::unique_ptr<FilterBuilder> FilterBuilder::Make(FilterKind kind,
                                                    double bits_per_key,
                                                    uint64_t seed) {
+  if (kind == FilterKind::kBinaryFuse) {
+    assert(bits_per_key > 0);
+    return NewFuseFilterBuilderForBudget(bits_per_key, seed);
+  }
   return std::make_unique<BloomFilterBuilder>(kind, bits_per_key,
                                               /*min_keys=*/0, seed);
 }
@@ -137,6 +144,9 @@ std::unique_ptr<FilterBuilder> FilterBuilder::MakeForFpr(FilterKind kind,
                                                          double target_fpr,
                                                          uint64_t seed) {
   assert(target_fpr > 0 && target_fpr < 1);
+  if (kind == FilterKind::kBinaryFuse) {
+    return NewFuseFilterBuilder(FingerprintBitsForFpr(target_fpr), seed);
+  }
   return std::make_unique<BloomFilterBuilder>(
       kind, BitsPerKeyForFpr(kind, target_fpr), expected_keys, seed);
 }

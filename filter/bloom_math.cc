@@ -5,6 +5,9 @@
 #include <cmath>
 #include <vector>
 
+#include "filter/filter_format.h"
+#include "filter/fuse_math.h"
+
 namespace sift {
 namespace {
 
@@ -73,6 +76,7 @@ uint32_t BlockedNumProbes(double bits_per_key) {
 }
 
 uint32_t NumProbesFor(FilterKind kind, double bits_per_key) {
+  if (kind == FilterKind::kBinaryFuse) return kFuseArity;
   return kind == FilterKind::kBlockedBloom ? BlockedNumProbes(bits_per_key)
                                            : StandardNumProbes(bits_per_key);
 }
@@ -80,6 +84,7 @@ uint32_t NumProbesFor(FilterKind kind, double bits_per_key) {
 double OptimalNumProbes(double bits_per_key) { return bits_per_key * kLn2; }
 
 double BitsPerKeyForFpr(FilterKind kind, double p) {
+  if (kind == FilterKind::kBinaryFuse) return FuseBitsPerKeyForFpr(p);
   const double standard = -std::log(p) / (kLn2 * kLn2);
   if (kind != FilterKind::kBlockedBloom) return standard;
   // Walk the table to the first whole b that meets p, then interpolate
@@ -173,9 +178,24 @@ double BlockedFpr(uint64_t num_bits, uint64_t num_keys, uint32_t num_probes) {
 
 double TheoreticalFpr(FilterKind kind, uint64_t num_bits, uint64_t num_keys,
                       uint32_t num_probes) {
+  if (kind == FilterKind::kBinaryFuse) {
+    const uint64_t slots = FuseLayoutFor(num_keys, 1).num_slots();
+    if (slots == 0) return 0.0;
+    return FuseFpr(static_cast<uint32_t>(
+        std::clamp<uint64_t>(num_bits / slots, 1, kMaxFingerprintBits)));
+  }
   return kind == FilterKind::kBlockedBloom
              ? BlockedFpr(num_bits, num_keys, num_probes)
              : StandardFpr(num_bits, num_keys, num_probes);
+}
+
+double TheoreticalFpr(const FilterInfo& info) {
+  if (!info.known) return 1.0;
+  if (info.kind == kBinaryFuseTag) {
+    return info.num_keys == 0 ? 0.0 : FuseFpr(info.fingerprint_bits);
+  }
+  return TheoreticalFpr(static_cast<FilterKind>(info.kind), info.num_bits,
+                        info.num_keys, info.num_probes);
 }
 
 double FprFromFill(double fill_ratio, uint32_t num_probes) {

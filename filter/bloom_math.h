@@ -1,12 +1,15 @@
 #ifndef SIFT_FILTER_BLOOM_MATH_H_
 #define SIFT_FILTER_BLOOM_MATH_H_
 
-// Sizing rules and false-positive theory for both filter layouts. The builder
-// uses the sizing rules; tests, the benchmark and inspection tools compare a
-// built filter against the theory.
+// Sizing rules and false-positive theory for both Bloom layouts, and the
+// per-kind entry points that also cover the binary fuse filter (whose own
+// rules are in filter/fuse_math.h). The builder uses the sizing rules; tests,
+// the benchmark and inspection tools compare a built filter against the
+// theory.
 
 #include <cstdint>
 
+#include "filter/filter.h"
 #include "sift/options.h"
 
 namespace sift {
@@ -25,7 +28,8 @@ uint32_t StandardNumProbes(double bits_per_key);
 // more keys than average fills up; fewer probes soften that.
 uint32_t BlockedNumProbes(double bits_per_key);
 
-// k for `kind` at `bits_per_key` (one of the two above).
+// k for `kind` at `bits_per_key` (one of the two above; kBinaryFuse: 3, the
+// slots a query reads).
 uint32_t NumProbesFor(FilterKind kind, double bits_per_key);
 
 // The real-valued optimum of the standard formula, (m/n) ln 2.
@@ -34,7 +38,9 @@ double OptimalNumProbes(double bits_per_key);
 // Bits per key for a target false-positive rate p. Standard layout:
 // -ln p / (ln 2)^2. Blocked layout: the smallest bits/key whose blocked
 // false-positive rate (at BlockedNumProbes) is at most p, which is a little
-// more than the standard figure. REQUIRES: 0 < p < 1.
+// more than the standard figure. Binary fuse: 1.125 * ceil(-log2 p), the
+// large-table size of the narrowest fingerprint reaching p.
+// REQUIRES: 0 < p < 1.
 double BitsPerKeyForFpr(FilterKind kind, double p);
 
 // Theoretical false-positive rate of a standard filter with m bits, n keys
@@ -53,9 +59,16 @@ double StandardFpr(uint64_t num_bits, uint64_t num_keys, uint32_t num_probes);
 // 0 when n == 0. Costs about lines-load * 512 * k operations (a millisecond).
 double BlockedFpr(uint64_t num_bits, uint64_t num_keys, uint32_t num_probes);
 
-// Theory for `kind`.
+// Theory for `kind`. For kBinaryFuse, whose rate depends on the fingerprint
+// width only, the width is num_bits over the slots FuseLayoutFor(num_keys)
+// gives, which is exact unless construction had to grow the array; prefer the
+// FilterInfo overload when a parsed filter is at hand.
 double TheoreticalFpr(FilterKind kind, uint64_t num_bits, uint64_t num_keys,
                       uint32_t num_probes);
+
+// Theory for a parsed filter, from its header: the layout's formula, 2^-w for
+// binary fuse, and 1 for an unknown kind (it answers "maybe").
+double TheoreticalFpr(const FilterInfo& info);
 
 // The false-positive rate implied by the fraction of bits set, fill^k: exact
 // for the standard layout given its bits, and a slight underestimate for the

@@ -1,5 +1,7 @@
-// FilterReader: parses the serialized form into cache-line-aligned words and
-// answers queries. One class per layout keeps the layout test off the hot path.
+// FilterReader for both Bloom layouts: parses the serialized form into
+// cache-line-aligned words and answers queries. One class per layout keeps the
+// layout test off the hot path. FilterReader::Parse, here, dispatches every
+// kind (the binary fuse reader is in fuse_reader.cc).
 
 #include <bit>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include "filter/bloom_probe.h"
 #include "filter/filter.h"
 #include "filter/filter_format.h"
+#include "filter/fuse_filter.h"
 #include "util/hash.h"
 
 namespace sift {
@@ -122,6 +125,9 @@ absl::StatusOr<std::unique_ptr<FilterReader>> FilterReader::Parse(
   if (!contents.ok()) return contents.status();
   if (!contents->info.known) {
     return std::make_unique<UnknownFilterReader>(contents->info);
+  }
+  if (contents->info.kind == kBinaryFuseTag) {
+    return NewFuseFilterReader(*contents);
   }
   if (contents->info.kind == kBlockedBloomTag) {
     return std::make_unique<BlockedBloomReader>(*contents);

@@ -1,9 +1,10 @@
 #ifndef SIFT_FILTER_FILTER_H_
 #define SIFT_FILTER_FILTER_H_
 
-// The per-table Bloom filter: a builder that hashes each key once and emits the
-// serialized, self-describing form (doc/filter_format.md), and a reader that
-// parses it into cache-line-aligned memory and answers membership queries.
+// The per-table filter (two Bloom layouts and a binary fuse filter): a builder
+// that hashes each key once and emits the serialized, self-describing form
+// (doc/filter_format.md), and a reader that parses it into cache-line-aligned
+// memory and answers membership queries.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,10 +25,11 @@ struct FilterInfo {
   uint8_t kind = 0;         // on-disk layout tag (see doc/filter_format.md)
   uint8_t version = 0;      // format version
   bool known = false;       // false: unknown kind/version, every query "maybe"
-  uint32_t num_probes = 0;  // k
-  uint64_t num_bits = 0;    // m
-  uint64_t num_keys = 0;    // n, distinct keys added
-  uint64_t seed = 0;        // hash seed
+  uint32_t num_probes = 0;  // k (Bloom); slots read per query (fuse: 3)
+  uint64_t num_bits = 0;    // m (Bloom); slots * fingerprint bits (fuse)
+  uint32_t fingerprint_bits = 0;  // w (binary fuse); 0 for the Bloom layouts
+  uint64_t num_keys = 0;          // n, distinct keys added
+  uint64_t seed = 0;              // hash seed
   double bits_per_key() const {
     return num_keys == 0 ? 0.0 : static_cast<double>(num_bits) / num_keys;
   }
@@ -41,7 +43,10 @@ class FilterBuilder {
   virtual ~FilterBuilder() = default;
 
   // A builder for `kind` with `bits_per_key` bits per distinct key
-  // (fractional allowed). REQUIRES: bits_per_key > 0.
+  // (fractional allowed). REQUIRES: bits_per_key > 0. kBinaryFuse maps the
+  // budget to a fingerprint width when the number of distinct keys is known,
+  // FingerprintBitsFor in filter/fuse_math.h (a million keys at 9 bits/key:
+  // 8-bit fingerprints).
   static std::unique_ptr<FilterBuilder> Make(FilterKind kind,
                                              double bits_per_key);
   // A builder sized for `expected_keys` keys at false-positive rate
@@ -49,7 +54,9 @@ class FilterBuilder {
   // The blocked layout gets the slightly larger m that reaches target_fpr
   // with its own k (BitsPerKeyForFpr in filter/bloom_math.h). If more than
   // expected_keys distinct keys are added, m grows with them, so the target
-  // still holds; if fewer, the filter keeps the expected size.
+  // still holds; if fewer, the filter keeps the expected size. kBinaryFuse
+  // takes the narrowest fingerprint reaching target_fpr and sizes its array
+  // from the keys actually added (expected_keys is not needed).
   static std::unique_ptr<FilterBuilder> MakeForFpr(FilterKind kind,
                                                    uint64_t expected_keys,
                                                    double target_fpr);
@@ -67,11 +74,14 @@ class FilterBuilder {
   // the table builder may pass every entry's user key. (Repeats are detected
   // by comparing 64-bit hashes; two different adjacent keys with equal hashes
   // would set the same bits anyway, so at worst NumKeys is one lower.)
+  // kBinaryFuse also removes repeats that are not adjacent, at Finish.
   virtual void AddKey(std::string_view key) = 0;
   // Distinct keys added so far.
   virtual uint64_t NumKeys() const = 0;
   // Serialize the filter over every key added and reset the builder. With
   // no keys added the filter has no bits and answers "no" to every key.
+  // (kBinaryFuse: NumKeys counts adjacent repeats once; the serialized
+  // num_keys counts distinct hashes, which may be fewer.)
   virtual std::string Finish() = 0;
 };
 
@@ -98,7 +108,8 @@ class FilterReader {
   virtual FilterInfo info() const = 0;
   // Bytes of memory the reader holds (bit array and object).
   virtual size_t MemoryUsage() const = 0;
-  // Fraction of bits set (0 for an unknown filter).
+  // Fraction of bits set (0 for an unknown filter); for a binary fuse filter
+  // the fraction of nonzero slots.
   virtual double FillRatio() const = 0;
 };
 

@@ -35,6 +35,9 @@ std::string LayoutName(const FilterInfo& info) {
       return "standard bloom";
     case static_cast<uint8_t>(FilterKind::kBlockedBloom):
       return "blocked bloom (512-bit lines)";
+    case static_cast<uint8_t>(FilterKind::kBinaryFuse):
+      return absl::StrFormat("binary fuse (3-wise, %d-bit fingerprints)",
+                             info.fingerprint_bits);
     default:
       return absl::StrFormat("kind %d", info.kind);
   }
@@ -118,10 +121,11 @@ FilterFigures Figures(const FilterReader& filter) {
   f.fill = filter.FillRatio();
   f.memory = filter.MemoryUsage();
   if (f.info.known) {
-    f.theory =
-        TheoreticalFpr(static_cast<FilterKind>(f.info.kind), f.info.num_bits,
-                       f.info.num_keys, f.info.num_probes);
-    f.from_fill = FprFromFill(f.fill, f.info.num_probes);
+    f.theory = TheoreticalFpr(f.info);
+    // A fuse filter does not saturate: its rate is its theory.
+    f.from_fill = f.info.fingerprint_bits == 0
+                      ? FprFromFill(f.fill, f.info.num_probes)
+                      : f.theory;
   }
   return f;
 }

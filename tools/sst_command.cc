@@ -32,6 +32,8 @@ std::string FilterKindName(int kind) {
       return "standard bloom";
     case static_cast<int>(FilterKind::kBlockedBloom):
       return "blocked bloom";
+    case static_cast<int>(FilterKind::kBinaryFuse):
+      return "binary fuse";
     default:
       return absl::StrFormat("unknown (%d)", kind);
   }

@@ -26,8 +26,7 @@ absl::StatusOr<FilterShape> ShapeOfFilter(FilterKind kind,
   FilterShape shape;
   shape.num_probes = info.num_probes;
   shape.bits_per_key = info.bits_per_key();
-  shape.theoretical_fpr =
-      TheoreticalFpr(kind, info.num_bits, info.num_keys, info.num_probes);
+  shape.theoretical_fpr = TheoreticalFpr(info);
   return shape;
 }
 

@@ -20,7 +20,8 @@ struct FilterShape {
 // Build a filter of `kind` at `bits_per_key` over a sample of keys with the
 // engine's own builder, read back its k and m/n, and evaluate the theory for
 // that layout with filter/bloom_math.h: (1 - e^(-k n / m))^k for the
-// standard layout, the mixture over per-cache-line loads for the blocked one.
+// standard layout, the mixture over per-cache-line loads for the blocked one,
+// 2^-w for a binary fuse filter with w-bit fingerprints.
 absl::StatusOr<FilterShape> ShapeOfFilter(FilterKind kind, double bits_per_key);
 
 }  // namespace sift::bench

@@ -50,7 +50,7 @@ int Main(int argc, char** argv) {
   app.add_option("--bits_per_key", config.bits_per_key,
                  "Filter bits per key (0: no filter)");
   app.add_option("--filter_kind", filter_kind, "Filter layout")
-      ->check(CLI::IsMember({"none", "standard", "blocked"}));
+      ->check(CLI::IsMember({"none", "standard", "blocked", "binary_fuse"}));
   app.add_option("--compression", compression, "Block compression")
       ->check(CLI::IsMember({"none", "snappy"}));
   app.add_option("--cache_size", config.cache_size,
@@ -92,9 +92,10 @@ int Main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  config.filter = filter_kind == "none"       ? FilterChoice::kNone
-                  : filter_kind == "standard" ? FilterChoice::kStandard
-                                              : FilterChoice::kBlocked;
+  config.filter = filter_kind == "none"          ? FilterChoice::kNone
+                  : filter_kind == "standard"    ? FilterChoice::kStandard
+                  : filter_kind == "binary_fuse" ? FilterChoice::kBinaryFuse
+                                                 : FilterChoice::kBlocked;
   if (config.bits_per_key <= 0) config.filter = FilterChoice::kNone;
   if (config.bits_per_key < 0 || config.bits_per_key > 100) {
     std::fprintf(stderr, "kvbench: --bits_per_key must be in [0, 100]\n");

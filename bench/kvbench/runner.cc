@@ -44,8 +44,23 @@ const char* FilterChoiceName(FilterChoice f) {
       return "standard";
     case FilterChoice::kBlocked:
       return "blocked";
+    case FilterChoice::kBinaryFuse:
+      return "binary_fuse";
   }
   return "?";
+}
+
+FilterKind FilterKindOf(FilterChoice f) {
+  switch (f) {
+    case FilterChoice::kStandard:
+      return FilterKind::kStandardBloom;
+    case FilterChoice::kBinaryFuse:
+      return FilterKind::kBinaryFuse;
+    case FilterChoice::kNone:
+    case FilterChoice::kBlocked:
+      break;
+  }
+  return FilterKind::kBlockedBloom;
 }
 
 Options BenchConfig::MakeOptions() const {
@@ -59,9 +74,7 @@ Options BenchConfig::MakeOptions() const {
     o.filter_bits_per_key = 0;
   } else {
     o.filter_bits_per_key = bits_per_key;
-    o.filter_kind = filter == FilterChoice::kStandard
-                        ? FilterKind::kStandardBloom
-                        : FilterKind::kBlockedBloom;
+    o.filter_kind = FilterKindOf(filter);
   }
   return o;
 }

@@ -26,8 +26,10 @@
 namespace sift::bench {
 
 // Filter setting of a run: kNone writes tables without a filter.
-enum class FilterChoice { kNone, kStandard, kBlocked };
+enum class FilterChoice { kNone, kStandard, kBlocked, kBinaryFuse };
 const char* FilterChoiceName(FilterChoice f);
+// The engine's kind for a choice other than kNone.
+FilterKind FilterKindOf(FilterChoice f);
 
 // Everything a run is configured with (the command-line flags).
 struct BenchConfig {

@@ -15,7 +15,7 @@ enum class Compression : uint8_t {
   kSnappy = 1,  // Snappy per block, kept only when it saves at least 1/8
 };
 
-// Layout of the Bloom filter embedded in every table.
+// Layout of the filter embedded in every table.
 enum class FilterKind : uint8_t {
   // Probes spread over the whole bit array: the lowest false-positive rate
   // for a given size, one cache miss per probe.
@@ -23,6 +23,14 @@ enum class FilterKind : uint8_t {
   // All probes of a key fall in one 64-byte cache line chosen by the key's
   // hash: one cache miss per query, at a slightly higher false-positive rate.
   kBlockedBloom = 2,
+  // A binary fuse filter (Graf & Lemire 2022) over the table's distinct user
+  // keys: three slot reads per query and a false-positive rate of 2^-w with
+  // w-bit fingerprints, w the widest that filter_bits_per_key affords for the
+  // table's key count (about 1.125 * w bits per key for large tables: 9 or 10
+  // bits/key give w = 8, 0.39%; small tables take more slots per key, so a
+  // narrower w). Tables are immutable, so the filter is built once from all
+  // of a table's keys.
+  kBinaryFuse = 3,
 };
 
 // Options that control a whole database. Passed to DB::Open; copied, so the

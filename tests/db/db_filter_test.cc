@@ -168,7 +168,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         FilterConfig{"no_filter", 0.0, FilterKind::kBlockedBloom},
         FilterConfig{"standard_10", 10.0, FilterKind::kStandardBloom},
-        FilterConfig{"blocked_10", 10.0, FilterKind::kBlockedBloom}),
+        FilterConfig{"blocked_10", 10.0, FilterKind::kBlockedBloom},
+        FilterConfig{"binary_fuse_10", 10.0, FilterKind::kBinaryFuse}),
     [](const testing::TestParamInfo<FilterConfig>& info) {
       return std::string(info.param.name);
     });

@@ -19,7 +19,7 @@
 
 option(SIFT_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 
-set(SIFT_FUZZ_TARGETS block table filter wal manifest db_ops)
+set(SIFT_FUZZ_TARGETS block table filter fuse wal manifest db_ops)
 set(sift_fuzz_dir ${CMAKE_CURRENT_LIST_DIR})
 
 if(SIFT_FUZZ)

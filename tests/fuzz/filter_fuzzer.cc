@@ -5,7 +5,8 @@
 //              header and size checks behind it.
 // Properties: no crash, no out-of-bounds read; a parsed filter answers
 // queries; DecodeFilter and Parse agree on what is valid; an unknown kind or
-// version answers "maybe" to every key.
+// version answers "maybe" to every key; a binary fuse filter's layout
+// holds what DecodeFilter checked.
 
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const sift::FilterInfo info = (*reader)->info();
   FUZZ_CHECK(info.kind == decoded->info.kind);
+  if (info.known && info.kind == sift::kBinaryFuseTag) {
+    FUZZ_CHECK(info.fingerprint_bits >= 1 && info.fingerprint_bits <= 32);
+    FUZZ_CHECK(info.num_keys <= decoded->fuse.num_slots());
+  }
   (void)(*reader)->MemoryUsage();
   (void)(*reader)->FillRatio();
   (void)info.bits_per_key();

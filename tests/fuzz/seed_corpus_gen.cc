@@ -140,6 +140,37 @@ void Filters(const std::filesystem::path& root) {
     for (int k = 0; k < n; ++k) builder->AddKey(Key(&rnd, k));
     out.Add(static_cast<uint8_t>(i % 3 == 0), builder->Finish());
   }
+  // Binary fuse filters after the Bloom ones (which keep their names), at
+  // widths 1..32 and sizes from empty to a few segments.
+  constexpr uint32_t kFirstWidths[] = {8, 16, 1, 32, 3, 12, 8, 16};
+  Random fuse_rnd(7);
+  for (int i = 0; i < 24; ++i) {
+    const uint32_t w = i < 8 ? kFirstWidths[i] : 1 + fuse_rnd.Uniform(32);
+    std::unique_ptr<FilterBuilder> builder =
+        FilterBuilder::Make(FilterKind::kBinaryFuse, 1.125 * w);
+    const int n = static_cast<int>(i < 4 ? i : fuse_rnd.Uniform(300));
+    for (int k = 0; k < n; ++k) builder->AddKey(Key(&fuse_rnd, k));
+    out.Add(static_cast<uint8_t>(i % 3 == 0), builder->Finish());
+  }
+}
+
+// Key sets for the fuse construction target: a width/seed byte, then keys
+// as a length byte and the bytes, one in eight a repeat of an earlier key.
+void FuseKeySets(const std::filesystem::path& root) {
+  CorpusWriter out(root, "fuse");
+  Random rnd(8);
+  for (int i = 0; i < 24; ++i) {
+    std::string data(1, static_cast<char>(rnd.Uniform(256)));
+    const int n = static_cast<int>(i < 3 ? i : rnd.Uniform(i < 20 ? 60 : 600));
+    std::vector<std::string> keys;
+    for (int k = 0; k < n; ++k) {
+      keys.push_back(k > 0 && rnd.OneIn(8) ? keys[rnd.Uniform(k)]
+                                           : Key(&rnd, k));
+      data.push_back(static_cast<char>(keys.back().size()));
+      data.append(keys.back());
+    }
+    out.AddRaw(data);
+  }
 }
 
 void Logs(const std::filesystem::path& root) {
@@ -237,6 +268,7 @@ int main(int argc, char** argv) {
   sift::fuzz::Blocks(root);
   sift::fuzz::Tables(root);
   sift::fuzz::Filters(root);
+  sift::fuzz::FuseKeySets(root);
   sift::fuzz::Logs(root);
   sift::fuzz::Edits(root);
   sift::fuzz::OpSequences(root);

@@ -1,0 +1,113 @@
+#ifndef SIFT_FILTER_FUSE_PROBE_H_
+#define SIFT_FILTER_FUSE_PROBE_H_
+
+// Where a key's three slots are and what its fingerprint is, for the binary
+// fuse filter, and how w-bit slots are packed. The builder, the reader, the
+// tests and the benchmark all use these functions, so they agree by
+// construction.
+//
+// A key is hashed once, h = XXH3-64(key, seed). Construction may fail for one
+// hash function (a 2-core remains after peeling), so the array is built from
+// g = FuseRemix(h, attempt) and the attempt that succeeded is stored. From g:
+//   slot 0 = FastRange64(g, segment_count * L)          (the high bits of g)
+//   slot 1 = (slot 0 + L) ^ ((g >> 18) & (L - 1))
+//   slot 2 = (slot 0 + 2L) ^ (g & (L - 1))
+// with L the segment length (a power of two <= 2^18). Adding L moves to the
+// next segment and the XOR only changes the offset inside it, so the three
+// slots lie in three consecutive segments and are always distinct.
+//   fingerprint = (g ^ (g >> 32)) & (2^w - 1)
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "filter/bloom_probe.h"
+
+namespace sift {
+
+// A bijection of h for each attempt, so every attempt draws fresh slots for
+// the same keys (and distinct keys keep distinct g).
+inline uint64_t FuseRemix(uint64_t h, uint32_t attempt) {
+  uint64_t g = h ^ ((uint64_t{attempt} + 1) * kProbeMix);
+  g ^= g >> 31;
+  g *= 0xbf58476d1ce4e5b9ULL;
+  g ^= g >> 29;
+  return g;
+}
+
+struct FuseSlots {
+  uint64_t slot[3];
+};
+
+// REQUIRES: segment_range == segment_count << segment_length_log2 and
+// segment_length_log2 <= 18.
+inline FuseSlots FuseSlotsOf(uint64_t g, uint64_t segment_range,
+                             uint32_t segment_length_log2) {
+  const uint64_t length = uint64_t{1} << segment_length_log2;
+  const uint64_t mask = length - 1;
+  const uint64_t s0 = FastRange64(g, segment_range);
+  return {
+      {s0, (s0 + length) ^ ((g >> 18) & mask), (s0 + 2 * length) ^ (g & mask)}};
+}
+
+inline uint32_t FuseFingerprint(uint64_t g, uint32_t fingerprint_mask) {
+  return static_cast<uint32_t>(g ^ (g >> 32)) & fingerprint_mask;
+}
+
+// 2^w - 1 for w in 1..32.
+inline uint32_t FingerprintMask(uint32_t fingerprint_bits) {
+  return static_cast<uint32_t>((uint64_t{1} << fingerprint_bits) - 1);
+}
+
+// ---- Bit-packed slots ----------------------------------------------------
+//
+// Slot i occupies bits [i*w, (i+1)*w) of the array, bit b being bit b % 8 of
+// byte b / 8 (little-endian, as on disk). A slot is read with one unaligned
+// 8-byte load at byte (i*w) / 8, so the array must be followed by 7 readable
+// bytes (the reader pads it).
+
+inline uint64_t LoadLittleEndian64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  if constexpr (std::endian::native == std::endian::big) {
+    v = __builtin_bswap64(v);
+  }
+  return v;
+}
+
+inline uint32_t LoadPackedSlot(const uint8_t* array, uint64_t slot,
+                               uint32_t fingerprint_bits,
+                               uint32_t fingerprint_mask) {
+  const uint64_t bit = slot * fingerprint_bits;
+  return static_cast<uint32_t>(LoadLittleEndian64(array + (bit >> 3)) >>
+                               (bit & 7)) &
+         fingerprint_mask;
+}
+
+// Byte-aligned widths: the same bytes, read without the shift.
+template <typename Word>
+inline uint32_t LoadAlignedSlot(const uint8_t* array, uint64_t slot) {
+  Word v;
+  std::memcpy(&v, array + slot * sizeof(Word), sizeof(Word));
+  if constexpr (std::endian::native == std::endian::big) {
+    if constexpr (sizeof(Word) == 2) v = __builtin_bswap16(v);
+    if constexpr (sizeof(Word) == 4) v = __builtin_bswap32(v);
+  }
+  return v;
+}
+
+// ORs `value` (< 2^w) into slot i of a zeroed array with 7 bytes of slack.
+inline void StorePackedSlot(uint8_t* array, uint64_t slot,
+                            uint32_t fingerprint_bits, uint32_t value) {
+  const uint64_t bit = slot * fingerprint_bits;
+  uint64_t window = LoadLittleEndian64(array + (bit >> 3));
+  window |= uint64_t{value} << (bit & 7);
+  if constexpr (std::endian::native == std::endian::big) {
+    window = __builtin_bswap64(window);
+  }
+  std::memcpy(array + (bit >> 3), &window, sizeof(window));
+}
+
+}  // namespace sift
+
+#endif  // SIFT_FILTER_FUSE_PROBE_H_

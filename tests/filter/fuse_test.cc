@@ -1,0 +1,552 @@
+// The binary fuse filter: sizing formulas, no false negatives from 0 keys to a
+// million, repeated keys, the serialized bytes, and what damaged or unknown
+// bytes turn into.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "filter/bloom_math.h"
+#include "filter/filter.h"
+#include "filter/filter_format.h"
+#include "filter/fuse_math.h"
+#include "filter/fuse_probe.h"
+#include "gtest/gtest.h"
+#include "tests/filter/filter_keys.h"
+#include "util/coding.h"
+#include "util/hash.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+using test::KeyFamily;
+using test::KeySequence;
+
+bool Sanitized() { return std::getenv("SIFT_SANITIZED") != nullptr; }
+
+// A filter with w-bit fingerprints over keys 0..n-1 of `family`
+// (MakeForFpr(2^-w) picks exactly w).
+std::string BuildFuse(uint32_t w, uint64_t n,
+                      KeyFamily family = KeyFamily::kPrefixed,
+                      uint64_t seed = kDefaultFilterSeed) {
+  std::unique_ptr<FilterBuilder> builder =
+      FilterBuilder::MakeForFpr(FilterKind::kBinaryFuse, n, FuseFpr(w), seed);
+  KeySequence keys(family, 0);
+  for (uint64_t i = 0; i < n; ++i) builder->AddKey(keys.Next());
+  return builder->Finish();
+}
+
+std::unique_ptr<FilterReader> ParseOrFail(const std::string& s) {
+  absl::StatusOr<std::unique_ptr<FilterReader>> r = FilterReader::Parse(s);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : nullptr;
+}
+
+void Reseal(std::string* s) {
+  const size_t body = s->size() - kFilterTrailerLength;
+  EncodeFixed32(s->data() + body,
+                Checksum32(std::string_view(s->data(), body)));
+}
+
+TEST(FuseMathTest, PaperParameters) {
+  // 2^floor(ln n / ln 3.33 + 2.25), capped at 2^18.
+  EXPECT_EQ(FuseSegmentLengthLog2(0), 2u);
+  EXPECT_EQ(FuseSegmentLengthLog2(1), 2u);
+  EXPECT_EQ(FuseSegmentLengthLog2(2), 2u);
+  EXPECT_EQ(FuseSegmentLengthLog2(100), 6u);
+  EXPECT_EQ(FuseSegmentLengthLog2(10000), 9u);
+  EXPECT_EQ(FuseSegmentLengthLog2(1000000), 13u);
+  EXPECT_EQ(FuseSegmentLengthLog2(uint64_t{1} << 62), 18u);
+  // max(1.125, 0.875 + 0.25 ln(10^6) / ln n).
+  EXPECT_DOUBLE_EQ(FuseSizeFactor(1000), 1.375);
+  EXPECT_DOUBLE_EQ(FuseSizeFactor(1000000), 1.125);
+  EXPECT_DOUBLE_EQ(FuseSizeFactor(100000000), 1.125);
+
+  EXPECT_EQ(FuseLayoutFor(0, 8).num_slots(), 0u);
+  EXPECT_EQ(FuseLayoutFor(0, 8).segment_count, 0u);
+  // One or two keys: a single starting segment of 4 slots, 12 slots.
+  EXPECT_EQ(FuseLayoutFor(1, 8).num_slots(), 12u);
+  EXPECT_EQ(FuseLayoutFor(2, 8).num_slots(), 12u);
+  // A million keys: 1.125M slots rounded to 8192-slot segments.
+  const FuseLayout big = FuseLayoutFor(1000000, 8);
+  EXPECT_EQ(big.segment_length(), 8192u);
+  EXPECT_EQ(big.segment_count, (1125000 + 8191) / 8192 - 2);
+  EXPECT_EQ(big.num_slots(), (big.segment_count + 2) * 8192);
+  EXPECT_NEAR(static_cast<double>(big.num_slots()) / 1e6, 1.125, 0.01);
+  EXPECT_EQ(big.num_bits(), big.num_slots() * 8);
+  EXPECT_EQ(FuseLayoutFor(1000, 5).num_bytes(),
+            (FuseLayoutFor(1000, 5).num_slots() * 5 + 7) / 8);
+}
+
+TEST(FuseMathTest, FingerprintWidths) {
+  EXPECT_EQ(FingerprintBitsForBitsPerKey(9), 8u);
+  EXPECT_EQ(FingerprintBitsForBitsPerKey(10), 8u);
+  EXPECT_EQ(FingerprintBitsForBitsPerKey(18), 16u);
+  EXPECT_EQ(FingerprintBitsForBitsPerKey(20), 17u);
+  EXPECT_EQ(FingerprintBitsForBitsPerKey(0.5), 1u);
+  EXPECT_EQ(FingerprintBitsForBitsPerKey(100), 32u);
+  EXPECT_EQ(FingerprintBitsForFpr(0.01), 7u);
+  EXPECT_EQ(FingerprintBitsForFpr(1.0 / 256), 8u);
+  EXPECT_EQ(FingerprintBitsForFpr(0.0039), 9u);
+  EXPECT_EQ(FingerprintBitsForFpr(1e-30), 32u);
+  EXPECT_DOUBLE_EQ(FuseFpr(8), 1.0 / 256);
+  EXPECT_DOUBLE_EQ(BitsPerKeyForFpr(FilterKind::kBinaryFuse, 1.0 / 256), 9.0);
+  EXPECT_EQ(NumProbesFor(FilterKind::kBinaryFuse, 10), 3u);
+}
+
+TEST(FuseProbeTest, SlotsLieInThreeConsecutiveSegments) {
+  Random rnd(11);
+  for (uint32_t log2 : {0u, 2u, 7u, 18u}) {
+    const uint64_t segments = 1 + rnd.Uniform(50);
+    const uint64_t range = segments << log2;
+    for (int i = 0; i < 10000; ++i) {
+      const uint64_t g = (uint64_t{rnd.Next()} << 32) ^ rnd.Next();
+      const FuseSlots s = FuseSlotsOf(g, range, log2);
+      const uint64_t first = s.slot[0] >> log2;
+      ASSERT_LT(first, segments);
+      EXPECT_EQ(s.slot[1] >> log2, first + 1);
+      EXPECT_EQ(s.slot[2] >> log2, first + 2);
+      EXPECT_LT(s.slot[2], (segments + 2) << log2);
+    }
+  }
+}
+
+TEST(FuseProbeTest, PackedSlotsRoundTrip) {
+  for (uint32_t w = 1; w <= 32; ++w) {
+    const uint64_t n = 257;
+    std::vector<uint8_t> array((n * w + 7) / 8 + 8, 0);
+    Random rnd(w);
+    std::vector<uint32_t> values(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      values[i] = rnd.Next() & FingerprintMask(w);
+      StorePackedSlot(array.data(), i, w, values[i]);
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(LoadPackedSlot(array.data(), i, w, FingerprintMask(w)),
+                values[i])
+          << "w " << w << " slot " << i;
+    }
+    if (w == 8) {
+      EXPECT_EQ(LoadAlignedSlot<uint8_t>(array.data(), 5), values[5]);
+    }
+    if (w == 16) {
+      EXPECT_EQ(LoadAlignedSlot<uint16_t>(array.data(), 5), values[5]);
+    }
+    if (w == 32) {
+      EXPECT_EQ(LoadAlignedSlot<uint32_t>(array.data(), 5), values[5]);
+    }
+    // Nothing written past the last slot.
+    for (size_t b = (n * w + 7) / 8; b < array.size(); ++b) {
+      ASSERT_EQ(array[b], 0) << "w " << w;
+    }
+  }
+}
+
+TEST(FuseFilterTest, NoFalseNegativesSmallCounts) {
+  for (uint32_t w : {1u, 5u, 8u, 13u, 16u, 32u}) {
+    for (uint64_t n : {1ull, 2ull, 3ull, 4ull, 7ull, 10ull, 31ull, 100ull,
+                       1000ull, 4321ull}) {
+      for (KeyFamily family : {KeyFamily::kRandom, KeyFamily::kDecimal}) {
+        std::unique_ptr<FilterReader> r = ParseOrFail(BuildFuse(w, n, family));
+        ASSERT_NE(r, nullptr);
+        EXPECT_EQ(r->info().num_keys, n);
+        EXPECT_EQ(r->info().fingerprint_bits, w);
+        KeySequence keys(family, 0);
+        for (uint64_t i = 0; i < n; ++i) {
+          ASSERT_TRUE(r->KeyMayMatch(keys.Next()))
+              << "w " << w << " n " << n << " key " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(FuseFilterTest, NoFalseNegativesUpToAMillion) {
+  const uint64_t n = Sanitized() ? 200000 : 1000000;
+  for (uint32_t w : {8u, 16u, 11u}) {
+    std::unique_ptr<FilterReader> r =
+        ParseOrFail(BuildFuse(w, n, KeyFamily::kRandom));
+    ASSERT_NE(r, nullptr);
+    KeySequence keys(KeyFamily::kRandom, 0);
+    uint64_t misses = 0;
+    for (uint64_t i = 0; i < n; ++i) misses += !r->KeyMayMatch(keys.Next());
+    EXPECT_EQ(misses, 0u) << "w " << w;
+    // The space the paper promises for large n: 1.125 slots per key.
+    EXPECT_NEAR(r->info().bits_per_key() / w, 1.125, 0.01) << "w " << w;
+  }
+}
+
+TEST(FuseMathTest, WidthForBudgetAndKeyCount) {
+  // A million keys: 1,130,496 slots (138 segments of 8192).
+  EXPECT_EQ(FingerprintBitsFor(9, 1000000), 8u);
+  EXPECT_EQ(FingerprintBitsFor(10, 1000000), 8u);
+  EXPECT_EQ(FingerprintBitsFor(18, 1000000), 16u);
+  EXPECT_EQ(FingerprintBitsFor(8.9, 1000000), 7u);
+  // A thousand keys: 1408 slots.
+  EXPECT_EQ(FingerprintBitsFor(10, 1000), 7u);
+  EXPECT_EQ(FingerprintBitsFor(0.1, 1000), 1u);
+  EXPECT_EQ(FingerprintBitsFor(100, 1000), 32u);
+  EXPECT_EQ(FingerprintBitsFor(10, 0), 8u);
+  // Never more than 1% over the budget.
+  for (uint64_t n : {1ull, 2ull, 10ull, 777ull, 50000ull, 3000000ull}) {
+    for (double b : {2.0, 7.5, 9.0, 10.0, 16.0, 20.0}) {
+      const FuseLayout l = FuseLayoutFor(n, FingerprintBitsFor(b, n));
+      if (l.fingerprint_bits > 1) {
+        EXPECT_LE(static_cast<double>(l.num_bits()), 1.01 * b * n)
+            << "n " << n << " b " << b;
+      }
+    }
+  }
+}
+
+TEST(FuseFilterTest, BitsPerKeyBudgetPicksTheWidth) {
+  for (double budget : {9.0, 10.0, 12.0, 18.0, 1.0, 40.0}) {
+    for (uint64_t n : {1000ull, 200000ull}) {
+      std::unique_ptr<FilterBuilder> b =
+          FilterBuilder::Make(FilterKind::kBinaryFuse, budget);
+      KeySequence keys(KeyFamily::kPrefixed, 0);
+      for (uint64_t i = 0; i < n; ++i) b->AddKey(keys.Next());
+      std::unique_ptr<FilterReader> r = ParseOrFail(b->Finish());
+      ASSERT_NE(r, nullptr);
+      const uint32_t w = FingerprintBitsFor(budget, n);
+      EXPECT_EQ(r->info().fingerprint_bits, w);
+      EXPECT_EQ(r->info().num_probes, 3u);
+      EXPECT_EQ(r->info().num_bits, FuseLayoutFor(n, w).num_bits());
+      if (w > 1) {
+        EXPECT_LE(r->info().bits_per_key(), 1.01 * budget);
+      }
+    }
+  }
+}
+
+TEST(FuseFilterTest, EmptyFilterAnswersNo) {
+  const std::string s = BuildFuse(8, 0);
+  EXPECT_EQ(s.size(), FuseHeader::kEncodedLength + kFilterTrailerLength);
+  std::unique_ptr<FilterReader> r = ParseOrFail(s);
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->info().known);
+  EXPECT_EQ(r->info().num_keys, 0u);
+  EXPECT_EQ(r->info().num_bits, 0u);
+  EXPECT_EQ(r->FillRatio(), 0.0);
+  EXPECT_EQ(TheoreticalFpr(r->info()), 0.0);
+  KeySequence keys(KeyFamily::kRandom, 0);
+  for (int i = 0; i < 10000; ++i) EXPECT_FALSE(r->KeyMayMatch(keys.Next()));
+}
+
+TEST(FuseFilterTest, OneAndTwoKeys) {
+  for (uint64_t n : {1ull, 2ull}) {
+    std::unique_ptr<FilterReader> r = ParseOrFail(BuildFuse(16, n));
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->info().num_bits, 12u * 16);
+    KeySequence present(KeyFamily::kPrefixed, 0);
+    for (uint64_t i = 0; i < n; ++i)
+      EXPECT_TRUE(r->KeyMayMatch(present.Next()));
+    // 16-bit fingerprints: among 10,000 absent keys expect 0.15 matches.
+    KeySequence absent(KeyFamily::kPrefixed, n);
+    int fps = 0;
+    for (int i = 0; i < 10000; ++i) fps += r->KeyMayMatch(absent.Next());
+    EXPECT_LE(fps, 3);
+  }
+}
+
+// A key added several times, adjacent or not, is one key of the filter, and
+// the filter is the one its distinct keys give.
+TEST(FuseFilterTest, RepeatedKeysCountOnce) {
+  for (uint64_t n : {2ull, 50ull, 20000ull}) {
+    std::unique_ptr<FilterBuilder> b =
+        FilterBuilder::Make(FilterKind::kBinaryFuse, 9);
+    for (int round = 0; round < 3; ++round) {
+      KeySequence keys(KeyFamily::kDecimal, 0);
+      for (uint64_t i = 0; i < n; ++i) {
+        const std::string key(keys.Next());
+        b->AddKey(key);
+        b->AddKey(key);  // adjacent: not even stored twice
+      }
+    }
+    EXPECT_EQ(b->NumKeys(), 3 * n);
+    const std::string s = b->Finish();
+    absl::StatusOr<FilterContents> c = DecodeFilter(s);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->info.num_keys, n);
+    // The first attempt cannot peel a repeated hash; a later one did.
+    EXPECT_GE(c->fuse.attempt, 1u);
+    EXPECT_EQ(c->fuse.segment_count, FuseLayoutFor(n, 8).segment_count);
+    std::unique_ptr<FilterReader> r = ParseOrFail(s);
+    KeySequence keys(KeyFamily::kDecimal, 0);
+    for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(r->KeyMayMatch(keys.Next()));
+  }
+}
+
+TEST(FuseFilterTest, FinishResetsTheBuilder) {
+  std::unique_ptr<FilterBuilder> b =
+      FilterBuilder::Make(FilterKind::kBinaryFuse, 9);
+  b->AddKey("a");
+  b->AddKey("b");
+  ASSERT_FALSE(b->Finish().empty());
+  EXPECT_EQ(b->NumKeys(), 0u);
+  b->AddKey("c");
+  std::unique_ptr<FilterReader> r = ParseOrFail(b->Finish());
+  EXPECT_EQ(r->info().num_keys, 1u);
+  EXPECT_TRUE(r->KeyMayMatch("c"));
+}
+
+TEST(FuseFilterTest, FillRatioAndMemory) {
+  std::unique_ptr<FilterReader> r = ParseOrFail(BuildFuse(16, 100000));
+  ASSERT_NE(r, nullptr);
+  // Unplaced slots stay zero: about 1 - 1/1.125 of them (a little more, as
+  // 100,000 keys get a larger array), and a placed one is zero with
+  // probability 2^-16.
+  EXPECT_GT(r->FillRatio(), 0.8);
+  EXPECT_LT(r->FillRatio(), 1.0 / 1.125 + 0.01);
+  EXPECT_GE(r->MemoryUsage(), r->info().num_bits / 8);
+  EXPECT_LT(r->MemoryUsage(), r->info().num_bits / 8 + 512);
+}
+
+TEST(FuseFormatTest, ExactBytes) {
+  const std::string s = BuildFuse(12, 1000, KeyFamily::kPrefixed, 0xabcdef);
+  const FuseLayout layout = FuseLayoutFor(1000, 12);
+  ASSERT_EQ(s.size(), 32 + layout.num_bytes() + 4);
+  EXPECT_EQ(s[0], 3);   // kind: binary fuse
+  EXPECT_EQ(s[1], 1);   // version
+  EXPECT_EQ(s[2], 12);  // fingerprint bits
+  EXPECT_EQ(s[3], static_cast<char>(layout.segment_length_log2));
+  EXPECT_EQ(s.substr(5, 3), std::string(3, '\0'));  // reserved
+  EXPECT_EQ(DecodeFixed64(s.data() + 8), layout.segment_count);
+  EXPECT_EQ(DecodeFixed64(s.data() + 16), 1000u);
+  EXPECT_EQ(DecodeFixed64(s.data() + 24), 0xabcdefu);
+  const size_t body = s.size() - 4;
+  EXPECT_EQ(DecodeFixed32(s.data() + body),
+            Checksum32(std::string_view(s.data(), body)));
+
+  std::unique_ptr<FilterReader> r = ParseOrFail(s);
+  const FilterInfo info = r->info();
+  EXPECT_TRUE(info.known);
+  EXPECT_EQ(info.kind, kBinaryFuseTag);
+  EXPECT_EQ(info.version, kFuseFormatVersion);
+  EXPECT_EQ(info.fingerprint_bits, 12u);
+  EXPECT_EQ(info.num_probes, 3u);
+  EXPECT_EQ(info.num_bits, layout.num_slots() * 12);
+  EXPECT_EQ(info.num_keys, 1000u);
+  EXPECT_EQ(info.seed, 0xabcdefu);
+  EXPECT_DOUBLE_EQ(TheoreticalFpr(info), 1.0 / 4096);
+  EXPECT_DOUBLE_EQ(TheoreticalFpr(FilterKind::kBinaryFuse, info.num_bits,
+                                  info.num_keys, info.num_probes),
+                   1.0 / 4096);
+}
+
+TEST(FuseFormatTest, RoundTripIsBitExact) {
+  for (uint32_t w : {3u, 8u, 16u, 32u}) {
+    for (uint64_t n : {0ull, 1ull, 77ull, 5000ull}) {
+      const std::string s = BuildFuse(w, n);
+      absl::StatusOr<FilterContents> c = DecodeFilter(s);
+      ASSERT_TRUE(c.ok()) << c.status();
+      ASSERT_TRUE(c->info.known);
+      FuseHeader h;
+      h.layout = c->fuse;
+      h.num_keys = c->info.num_keys;
+      h.seed = c->info.seed;
+      EXPECT_EQ(EncodeFuseFilter(h, c->bits), s);
+      EXPECT_EQ(BuildFuse(w, n), s);  // deterministic
+      FuseHeader d;
+      ASSERT_TRUE(d.DecodeFrom(s).ok());
+      EXPECT_EQ(d.layout.segment_count, h.layout.segment_count);
+      EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(s.substr(0, 31))));
+    }
+  }
+}
+
+// Another seed gives other slots and the same answers for present keys.
+TEST(FuseFormatTest, SeedChangesTheSlotsNotTheAnswers) {
+  const std::string a = BuildFuse(8, 3000, KeyFamily::kRandom, 1);
+  const std::string b = BuildFuse(8, 3000, KeyFamily::kRandom, 2);
+  EXPECT_NE(a.substr(32), b.substr(32));
+  for (const std::string* s : {&a, &b}) {
+    std::unique_ptr<FilterReader> r = ParseOrFail(*s);
+    KeySequence keys(KeyFamily::kRandom, 0);
+    for (int i = 0; i < 3000; ++i) ASSERT_TRUE(r->KeyMayMatch(keys.Next()));
+  }
+}
+
+TEST(FuseFormatTest, UnknownVersionAnswersMaybe) {
+  const std::string good = BuildFuse(8, 100);
+  for (uint8_t version : {0, 2, 255}) {
+    std::string s = good;
+    s[1] = static_cast<char>(version);
+    std::unique_ptr<FilterReader> r = ParseOrFail(s);
+    ASSERT_NE(r, nullptr);
+    EXPECT_FALSE(r->info().known);
+    EXPECT_EQ(r->info().kind, kBinaryFuseTag);
+    EXPECT_EQ(TheoreticalFpr(r->info()), 1.0);
+    KeySequence keys(KeyFamily::kRandom, 1000);
+    for (int i = 0; i < 100; ++i) EXPECT_TRUE(r->KeyMayMatch(keys.Next()));
+  }
+  // A kind this code does not know, written in the fuse filter's shape.
+  std::string s = good;
+  s[0] = 4;
+  std::unique_ptr<FilterReader> r = ParseOrFail(s);
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(r->info().known);
+  EXPECT_TRUE(r->KeyMayMatch("anything"));
+}
+
+TEST(FuseFormatTest, InconsistentHeadersAreDataLoss) {
+  const std::string good = BuildFuse(8, 1000);
+  ASSERT_TRUE(FilterReader::Parse(good).ok());
+  const FuseLayout layout = FuseLayoutFor(1000, 8);
+  auto expect_loss = [](std::string s, const char* what) {
+    Reseal(&s);
+    absl::StatusOr<std::unique_ptr<FilterReader>> r = FilterReader::Parse(s);
+    EXPECT_TRUE(absl::IsDataLoss(r.status())) << what << ": " << r.status();
+    EXPECT_FALSE(DecodeFilter(s).ok()) << what;
+  };
+  std::string s = good;
+  s[2] = 0;
+  expect_loss(s, "w = 0");
+  s = good;
+  s[2] = 33;
+  expect_loss(s, "w = 33");
+  s = good;
+  s[2] = 16;
+  expect_loss(s, "w = 16 with an 8-bit body");
+  s = good;
+  s[3] = 19;
+  expect_loss(s, "segment length 2^19");
+  s = good;
+  s[3] = static_cast<char>(layout.segment_length_log2 + 1);
+  expect_loss(s, "segments twice as long as the body");
+  for (int i = 5; i < 8; ++i) {
+    s = good;
+    s[i] = 1;
+    expect_loss(s, "reserved byte");
+  }
+  s = good;
+  EncodeFixed64(s.data() + 8, layout.segment_count + 1);
+  expect_loss(s, "one segment more than the body");
+  s = good;
+  EncodeFixed64(s.data() + 8, ~uint64_t{0});
+  expect_loss(s, "huge segment count");
+  s = good;
+  EncodeFixed64(s.data() + 8, uint64_t{1} << 50);
+  expect_loss(s, "segment count overflowing the slot count");
+  s = good;
+  EncodeFixed64(s.data() + 8, 0);
+  expect_loss(s, "keys without segments");
+  s = good;
+  EncodeFixed64(s.data() + 16, 0);
+  expect_loss(s, "segments without keys");
+  s = good;
+  EncodeFixed64(s.data() + 16, layout.num_slots() + 1);
+  expect_loss(s, "more keys than slots");
+  // A 3-bit filter ends in a partly used byte whose spare bits must be zero.
+  // (Two keys: 12 slots of 3 bits, 36 bits in 5 bytes.)
+  std::string odd = BuildFuse(3, 2);
+  ASSERT_NE(FuseLayoutFor(2, 3).num_bits() % 8, 0u);
+  ASSERT_TRUE(FilterReader::Parse(odd).ok());
+  odd[odd.size() - 5] = static_cast<char>(odd[odd.size() - 5] | 0x80);
+  expect_loss(odd, "padding bit set");
+  std::string empty = BuildFuse(8, 0);
+  EncodeFixed64(empty.data() + 16, 5);
+  expect_loss(empty, "keys in an empty filter");
+}
+
+TEST(FuseFormatTest, EveryTruncationIsRejected) {
+  for (uint32_t w : {8u, 7u}) {
+    const std::string good = BuildFuse(w, 300);
+    for (size_t len = 0; len < good.size(); ++len) {
+      absl::StatusOr<std::unique_ptr<FilterReader>> r =
+          FilterReader::Parse(good.substr(0, len));
+      // Fewer than two bytes carry no kind; anything longer is damage.
+      EXPECT_TRUE(absl::IsDataLoss(r.status())) << "length " << len;
+    }
+    EXPECT_TRUE(absl::IsDataLoss(FilterReader::Parse(good + "x").status()));
+  }
+}
+
+// Flips bytes: each result must be rejected, or a reader that still finds
+// every key (only a change of kind or version can be accepted, and then the
+// reader says "maybe"). With the checksum recomputed the header checks alone
+// must catch it, or the filter must still be self-consistent.
+TEST(FuseFormatTest, CorruptionIsRejectedOrSafe) {
+  const int n = 500;
+  Random rnd(302);
+  const int samples = Sanitized() ? 300 : 3000;
+  for (uint32_t w : {8u, 16u, 5u}) {
+    const std::string good = BuildFuse(w, n);
+    int rejected = 0, unknown = 0;
+    for (int t = 0; t < samples; ++t) {
+      std::string s = good;
+      const size_t pos =
+          t < 36 ? static_cast<size_t>(t) % s.size() : rnd.Uniform(s.size());
+      const uint8_t flip = static_cast<uint8_t>(1 + rnd.Uniform(255));
+      s[pos] = static_cast<char>(s[pos] ^ flip);
+      absl::StatusOr<std::unique_ptr<FilterReader>> r = FilterReader::Parse(s);
+      if (!r.ok()) {
+        EXPECT_TRUE(absl::IsDataLoss(r.status())) << r.status();
+        ++rejected;
+        continue;
+      }
+      EXPECT_FALSE((*r)->info().known) << "byte " << pos << " ^ " << +flip;
+      ++unknown;
+      KeySequence keys(KeyFamily::kPrefixed, 0);
+      for (int i = 0; i < n; ++i) {
+        ASSERT_TRUE((*r)->KeyMayMatch(keys.Next())) << "byte " << pos;
+      }
+    }
+    EXPECT_GT(rejected, samples * 9 / 10);
+    EXPECT_GE(unknown, 2);
+
+    // Resealed header damage: rejected, or a reader whose queries stay in
+    // bounds (the assertion and sanitizer builds would catch a stray read).
+    for (int t = 0; t < samples; ++t) {
+      std::string s = good;
+      const size_t pos = rnd.Uniform(32);
+      s[pos] = static_cast<char>(s[pos] ^ (1 + rnd.Uniform(255)));
+      Reseal(&s);
+      absl::StatusOr<std::unique_ptr<FilterReader>> r = FilterReader::Parse(s);
+      if (!r.ok()) {
+        EXPECT_TRUE(absl::IsDataLoss(r.status())) << r.status();
+        continue;
+      }
+      KeySequence keys(KeyFamily::kRandom, 0);
+      for (int i = 0; i < 100; ++i) (void)(*r)->KeyMayMatch(keys.Next());
+      (void)(*r)->FillRatio();
+    }
+  }
+}
+
+TEST(FuseFormatTest, AnyBytesParseSafely) {
+  Random rnd(8);
+  const int rounds = Sanitized() ? 2000 : 20000;
+  for (int t = 0; t < rounds; ++t) {
+    std::string s(rnd.Uniform(120), '\0');
+    for (char& c : s) c = static_cast<char>(rnd.Next());
+    if (s.size() >= 36) {
+      s[0] = static_cast<char>(kBinaryFuseTag);
+      s[1] = static_cast<char>(kFuseFormatVersion);
+      // Often a plausible layout, so the checks behind the checksum run.
+      if (rnd.OneIn(2)) {
+        s[2] = static_cast<char>(1 + rnd.Uniform(32));
+        s[3] = static_cast<char>(rnd.Uniform(4));
+        for (int i = 5; i < 8; ++i) s[i] = 0;
+        EncodeFixed64(s.data() + 8, rnd.Uniform(4));
+        EncodeFixed64(s.data() + 16, rnd.Uniform(40));
+      }
+      if (rnd.OneIn(2)) Reseal(&s);
+    }
+    absl::StatusOr<std::unique_ptr<FilterReader>> r = FilterReader::Parse(s);
+    if (r.ok()) {
+      (void)(*r)->KeyMayMatch("k");
+      (void)(*r)->FillRatio();
+    } else {
+      EXPECT_TRUE(absl::IsDataLoss(r.status()));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sift
