@@ -104,7 +104,8 @@ class DB {
 };
 
 // Delete the database in `path` and everything in it. Not an error if it
-// does not exist. REQUIRES: the database is not open.
+// does not exist. An open database (under any spelling of `path`) is left
+// alone: absl::FailedPreconditionError.
 absl::Status DestroyDB(const std::string& path, const Options& options);
 
 }  // namespace sift

@@ -112,8 +112,10 @@ class Env {
   virtual absl::Status SyncDir(const std::string& dir) = 0;
 
   // Take an exclusive lock on `fname` (created if missing) so that only one
-  // process at a time opens a database. Fails at once, naming the file, if
-  // another holder has it.
+  // DB object at a time opens a database. Fails at once with
+  // absl::FailedPreconditionError, naming the file, if another holder has it:
+  // another process or another LockFile of this process, under any path that
+  // leads to the same file.
   virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& fname) = 0;
   // Release a lock from LockFile.
@@ -175,8 +177,7 @@ class EnvWrapper : public Env {
   absl::StatusOr<uint64_t> GetFileSize(const std::string& f) override {
     return target_->GetFileSize(f);
   }
-  absl::Status RenameFile(const std::string& s,
-                          const std::string& t) override {
+  absl::Status RenameFile(const std::string& s, const std::string& t) override {
     return target_->RenameFile(s, t);
   }
   absl::Status SyncDir(const std::string& d) override {

@@ -487,6 +487,55 @@ TEST(PosixEnvTest, OtherErrorsAreInternal) {
   EXPECT_TRUE(env->RemoveDir(dir).ok());
 }
 
+// fcntl record locks belong to the process and drop when any descriptor of
+// the file closes; the Env's locks must conflict between handles of one
+// process however the path is spelled, and a refused attempt must leave the
+// holder's lock in place.
+TEST(PosixEnvTest, LockIsPerFileNotPerPathSpelling) {
+  Env* env = Env::Default();
+  std::string dir = testing::TempDir() + "sift_lockname_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string lock_name = dir + "/LOCK";
+  const std::string link_name = dir + "/LINK";
+  ASSERT_EQ(::symlink("LOCK", link_name.c_str()), 0);
+  auto lock = env->LockFile(lock_name);
+  ASSERT_TRUE(lock.ok()) << lock.status();
+
+  auto other_process_can_lock = [&]() -> bool {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(lock_name.c_str(), O_RDWR);
+      struct flock f = {};
+      f.l_type = F_WRLCK;
+      f.l_whence = SEEK_SET;
+      _exit(fd >= 0 && ::fcntl(fd, F_SETLK, &f) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  };
+  for (const std::string& spelling :
+       {lock_name, dir + "/./LOCK", dir + "//LOCK", link_name}) {
+    SCOPED_TRACE(spelling);
+    auto again = env->LockFile(spelling);
+    ASSERT_FALSE(again.ok());
+    EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
+    EXPECT_NE(again.status().message().find(spelling), std::string::npos)
+        << again.status();
+    EXPECT_FALSE(other_process_can_lock());
+  }
+  ASSERT_TRUE(env->UnlockFile(*std::move(lock)).ok());
+  EXPECT_TRUE(other_process_can_lock());
+  auto through_link = env->LockFile(link_name);
+  ASSERT_TRUE(through_link.ok()) << through_link.status();
+  EXPECT_FALSE(env->LockFile(lock_name).ok());
+  ASSERT_TRUE(env->UnlockFile(*std::move(through_link)).ok());
+
+  ASSERT_TRUE(env->RemoveFile(link_name).ok());
+  ASSERT_TRUE(env->RemoveFile(lock_name).ok());
+  ASSERT_TRUE(env->RemoveDir(dir).ok());
+}
+
 TEST(PosixEnvTest, LockExcludesOtherProcesses) {
   Env* env = Env::Default();
   std::string dir = testing::TempDir() + "sift_lock_XXXXXX";
