@@ -71,6 +71,11 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
+  // A null batch is the write path's internal "switch the memtable" request
+  // (Flush); from a caller it is a mistake.
+  if (updates == nullptr) {
+    return absl::InvalidArgumentError("DB::Write: updates is nullptr");
+  }
   return write_path_.Write(options, updates);
 }
 

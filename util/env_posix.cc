@@ -52,6 +52,9 @@ absl::Status PosixError(std::string_view context, int err) {
   switch (err) {
     case ENOENT:
       return absl::NotFoundError(msg);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(msg);
     case ENOSPC:
       return absl::UnavailableError(msg);  // "No space left on device"
     default:

@@ -70,8 +70,9 @@ class FileLock {
 
 // The engine's only way to the file system, threads and clock. Every error
 // names the file and carries the operating system's message: a missing file
-// is absl::NotFoundError, other failures absl::UnavailableError (transient,
-// such as no space left) or absl::InternalError.
+// is absl::NotFoundError, a refused access absl::PermissionDeniedError, other
+// failures absl::UnavailableError (transient, such as no space left) or
+// absl::InternalError.
 //
 // Thread safety: all methods are safe for concurrent use.
 class Env {

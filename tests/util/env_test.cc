@@ -4,10 +4,12 @@
 #include "sift/env.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testutil/unprivileged.h"
 #include "util/mutex.h"
 #include "util/random.h"
 
@@ -533,6 +536,43 @@ TEST(PosixEnvTest, LockIsPerFileNotPerPathSpelling) {
 
   ASSERT_TRUE(env->RemoveFile(link_name).ok());
   ASSERT_TRUE(env->RemoveFile(lock_name).ok());
+  ASSERT_TRUE(env->RemoveDir(dir).ok());
+}
+
+TEST(PosixEnvTest, PermissionDeniedNamesTheFile) {
+  Env* env = Env::Default();
+  std::string dir = testing::TempDir() + "sift_perm_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  const std::string fname = dir + "/private";
+  {
+    auto file = env->NewWritableFile(fname);
+    ASSERT_TRUE(file.ok()) << file.status();
+    ASSERT_TRUE((*file)->Close().ok());
+  }
+  ASSERT_EQ(::chmod(fname.c_str(), 0600), 0);
+  const std::string subdir = dir + "/closed";
+  ASSERT_TRUE(env->CreateDir(subdir).ok());
+  ASSERT_EQ(::chmod(subdir.c_str(), 0700), 0);
+
+  EXPECT_TRUE(test::RunUnprivileged([&] {
+    auto denied = [](const absl::Status& s, const std::string& name) {
+      const bool ok =
+          absl::IsPermissionDenied(s) &&
+          s.message().find(name) != std::string::npos &&
+          s.message().find("Permission denied") != std::string::npos;
+      if (!ok) std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      return ok;
+    };
+    return denied(env->NewSequentialFile(fname).status(), fname) &&
+           denied(env->NewWritableFile(fname).status(), fname) &&
+           denied(env->GetChildren(subdir).status(), subdir) &&
+           denied(env->GetFileSize(subdir + "/x").status(), subdir) &&
+           denied(env->LockFile(fname).status(), fname);
+  }));
+
+  ASSERT_TRUE(env->RemoveFile(fname).ok());
+  ASSERT_TRUE(env->RemoveDir(subdir).ok());
   ASSERT_TRUE(env->RemoveDir(dir).ok());
 }
 
