@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/db_iter.h"
 #include "db/db_properties.h"
+#include "db/options_check.h"
 #include "db/recovery.h"
 #include "db/snapshot.h"
 #include "db/write_batch_internal.h"
@@ -20,6 +21,7 @@ absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
 
 absl::StatusOr<std::unique_ptr<DB>> DBImpl::OpenDB(const Options& options,
                                                    const std::string& dbname) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   std::unique_ptr<DBImpl> db(new DBImpl(SanitizeOptions(options), dbname));
   absl::Status s;
   {

@@ -44,9 +44,6 @@
 
 namespace sift {
 
-// Options with defaults filled in (env) and values clamped to sane ranges.
-Options SanitizeOptions(const Options& src);
-
 // What replaying the write-ahead logs found at Open.
 struct RecoveryReport {
   uint64_t logs_replayed = 0;
@@ -57,7 +54,8 @@ struct RecoveryReport {
 
 class DBState {
  public:
-  // REQUIRES: options were sanitized (options.env != nullptr).
+  // REQUIRES: options passed CheckOptions and were sanitized
+  // (db/options_check.h), so options.env != nullptr.
   DBState(const Options& options, std::string dbname);
   DBState(const DBState&) = delete;
   DBState& operator=(const DBState&) = delete;
