@@ -86,7 +86,7 @@ TableCache::TableCache(std::string dbname, const Options& options,
                        const InternalKeyComparator* icmp, Cache* block_cache,
                        int max_open_tables)
     : dbname_(std::move(dbname)),
-      env_(options.env != nullptr ? options.env : Env::Default()),
+      env_(options.env),
       table_options_(MakeTableOptions(options, icmp, block_cache)),
       cache_(NewLRUCache(static_cast<size_t>(max_open_tables))) {}
 
