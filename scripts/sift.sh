@@ -109,10 +109,10 @@ run_tests() {
   cmake --build build/install-check -j"$jobs"
   (cd build/install-check && ctest --output-on-failure) || failed=1
   # The README's pkg-config route: compile and link with nothing but what sift.pc says.
-  local pcdir
+  local pcdir pcflags
   pcdir=$(dirname "$(find "$prefix" -name sift.pc | head -n 1)")
-  if PKG_CONFIG_PATH="$pcdir" g++ -o build/install-check/pkgconfig_check \
-       tests/install_check/main.cc $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs sift); then
+  if pcflags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs sift) &&
+     g++ -o build/install-check/pkgconfig_check tests/install_check/main.cc $pcflags; then
     build/install-check/pkgconfig_check "$root/build/install-check/pkgconfig-db" || failed=1
   else
     echo "pkg-config route: compile or link failed"; failed=1
