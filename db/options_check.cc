@@ -1,8 +1,6 @@
 #include "db/options_check.h"
 
-#include <cmath>
 #include <cstddef>
-#include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
