@@ -67,19 +67,19 @@ class DBPermissionTest : public testing::Test {
 };
 
 TEST_F(DBPermissionTest, UnreadableDirectoryIsNotNoDatabase) {
-  ASSERT_EQ(::chmod(dbname_.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(dbname_.c_str(), 0000), 0);
   EXPECT_TRUE(RefusedForPermission(/*create_if_missing=*/false, dbname_));
 }
 
 TEST_F(DBPermissionTest, UnsearchableDirectoryIsNotMissingCurrent) {
-  // Others may list the directory (and see the tables) but not reach CURRENT.
-  ASSERT_EQ(::chmod(dbname_.c_str(), 0744), 0);
+  // The directory may be listed (showing the tables) but CURRENT not reached.
+  ASSERT_EQ(::chmod(dbname_.c_str(), 0444), 0);
   EXPECT_TRUE(
       RefusedForPermission(/*create_if_missing=*/false, dbname_ + "/CURRENT"));
 }
 
 TEST_F(DBPermissionTest, UnwritableLockIsPermissionDenied) {
-  // LOCK is 0644: readable by others, not writable.
+  ASSERT_EQ(::chmod((dbname_ + "/LOCK").c_str(), 0444), 0);
   EXPECT_TRUE(
       RefusedForPermission(/*create_if_missing=*/true, dbname_ + "/LOCK"));
   EXPECT_TRUE(

@@ -8,8 +8,9 @@ namespace sift::test {
 // Runs `check` where file permissions apply and returns what it returns.
 // Root is exempt from permission checks, so as root `check` runs in a forked
 // child that drops to user and group 65534 ("nobody"); otherwise it runs
-// here. Files `check` must be refused need mode bits that exclude that user,
-// and directories it must reach need search permission for others.
+// here, as the owner of the test's files. So a file `check` must be refused
+// needs mode bits that deny both its owner and others (0000, 0444, ...), and
+// a directory it must reach needs search permission for others.
 // The child reports on stderr; only its result comes back.
 bool RunUnprivileged(const std::function<bool()>& check);
 

@@ -550,10 +550,10 @@ TEST(PosixEnvTest, PermissionDeniedNamesTheFile) {
     ASSERT_TRUE(file.ok()) << file.status();
     ASSERT_TRUE((*file)->Close().ok());
   }
-  ASSERT_EQ(::chmod(fname.c_str(), 0600), 0);
+  ASSERT_EQ(::chmod(fname.c_str(), 0000), 0);
   const std::string subdir = dir + "/closed";
   ASSERT_TRUE(env->CreateDir(subdir).ok());
-  ASSERT_EQ(::chmod(subdir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(subdir.c_str(), 0000), 0);
 
   EXPECT_TRUE(test::RunUnprivileged([&] {
     auto denied = [](const absl::Status& s, const std::string& name) {
