@@ -18,7 +18,7 @@ CompactionJob::CompactionJob(const std::string& dbname, const Options& options,
                              const std::atomic<bool>* shutting_down)
     : dbname_(dbname),
       options_(options),
-      env_(options.env != nullptr ? options.env : Env::Default()),
+      env_(options.env),
       icmp_(icmp),
       table_cache_(table_cache),
       compaction_(compaction),

@@ -67,7 +67,8 @@ struct CompactionStats {
 class CompactionJob {
  public:
   // Not owned, must outlive the job: icmp, table_cache, compaction,
-  // shutting_down (nullable). `options` is copied.
+  // shutting_down (nullable). `options` is copied. REQUIRES: options.env !=
+  // nullptr.
   CompactionJob(const std::string& dbname, const Options& options,
                 const InternalKeyComparator* icmp, TableCache* table_cache,
                 Compaction* compaction, SequenceNumber smallest_snapshot,

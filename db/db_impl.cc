@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/db_iter.h"
 #include "db/db_properties.h"
+#include "db/options_check.h"
 #include "db/recovery.h"
 #include "db/snapshot.h"
 #include "db/write_batch_internal.h"
@@ -22,6 +23,7 @@ absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
 
 absl::StatusOr<std::unique_ptr<DB>> DBImpl::OpenDB(const Options& options,
                                                    const std::string& dbname) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   std::unique_ptr<DBImpl> db(new DBImpl(SanitizeOptions(options), dbname));
   absl::Status s;
   {
@@ -73,6 +75,11 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
+  // A null batch is the write path's internal "switch the memtable" request
+  // (Flush); from a caller it is a mistake.
+  if (updates == nullptr) {
+    return absl::InvalidArgumentError("DB::Write: updates is nullptr");
+  }
   return write_path_.Write(options, updates);
 }
 

@@ -10,31 +10,11 @@
 namespace sift {
 namespace {
 
-template <typename T>
-T Clamp(T value, T lo, T hi) {
-  return std::min(std::max(value, lo), hi);
-}
-
 // File descriptors kept for the WAL, MANIFEST, LOG and LOCK, outside the
 // table cache's share of max_open_files.
 constexpr int kNonTableFiles = 10;
 
 }  // namespace
-
-Options SanitizeOptions(const Options& src) {
-  Options result = src;
-  if (result.env == nullptr) result.env = Env::Default();
-  result.max_open_files = Clamp(result.max_open_files, 20, 1000000);
-  result.write_buffer_size = Clamp<size_t>(result.write_buffer_size,
-                                           size_t{16} << 10, size_t{1} << 30);
-  result.max_file_size =
-      Clamp<size_t>(result.max_file_size, size_t{16} << 10, size_t{1} << 30);
-  result.block_size =
-      Clamp<size_t>(result.block_size, size_t{256}, size_t{4} << 20);
-  result.block_restart_interval = std::max(result.block_restart_interval, 1);
-  result.filter_bits_per_key = Clamp(result.filter_bits_per_key, 0.0, 100.0);
-  return result;
-}
 
 DBState::DBState(const Options& opts, std::string name)
     : dbname(std::move(name)),

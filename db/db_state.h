@@ -45,9 +45,6 @@
 
 namespace sift {
 
-// Options with defaults filled in (env) and values clamped to sane ranges.
-Options SanitizeOptions(const Options& src);
-
 class DBState;
 
 // A table file number reserved for an output being written (a flush or
@@ -90,7 +87,8 @@ class PendingOutput {
 
 class DBState {
  public:
-  // REQUIRES: options were sanitized (options.env != nullptr).
+  // REQUIRES: options passed CheckOptions and were sanitized
+  // (db/options_check.h), so options.env != nullptr.
   DBState(const Options& options, std::string dbname);
   DBState(const DBState&) = delete;
   DBState& operator=(const DBState&) = delete;

@@ -7,13 +7,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
+#include "db/options_check.h"
 #include "sift/db.h"
 #include "sift/env.h"
 
 namespace sift {
 
 absl::Status DestroyDB(const std::string& dbname, const Options& options) {
-  Env* const env = options.env != nullptr ? options.env : Env::Default();
+  Env* const env = SanitizeOptions(options).env;
   absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dbname);
   if (!children.ok()) {
     // Nothing to destroy.

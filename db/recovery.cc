@@ -74,6 +74,15 @@ absl::Status CopyFile(Env* env, const std::string& from,
   return s.ok() ? close : s;
 }
 
+// Whether `fname` exists. Unlike Env::FileExists, a file that cannot be
+// reached (permission denied, I/O error) is an error, not a missing file.
+absl::StatusOr<bool> FileExistsOrError(Env* env, const std::string& fname) {
+  absl::StatusOr<uint64_t> size = env->GetFileSize(fname);
+  if (size.ok()) return true;
+  if (absl::IsNotFound(size.status())) return false;
+  return size.status();
+}
+
 }  // namespace
 
 absl::Status Recovery::Run(std::unique_ptr<FileLock>* lock,
@@ -102,12 +111,19 @@ absl::Status Recovery::PrepareDirectory(std::unique_ptr<FileLock>* lock) {
   const std::string& dbname = state_.dbname;
   if (state_.options.create_if_missing) {
     if (absl::Status s = env->CreateDir(dbname); !s.ok()) return s;
-  } else if (!env->FileExists(CurrentFileName(dbname))) {
+  } else if (absl::StatusOr<bool> current =
+                 FileExistsOrError(env, CurrentFileName(dbname));
+             !current.ok()) {
+    return current.status();
+  } else if (!*current) {
     // Say "no database" before trying to lock (which would create LOCK),
     // unless data files show a database that lost its CURRENT (reported as
     // damage below, under the lock).
     absl::StatusOr<std::vector<std::string>> children =
         env->GetChildren(dbname);
+    if (!children.ok() && !absl::IsNotFound(children.status())) {
+      return children.status();  // e.g. permission denied
+    }
     if (!children.ok() || CheckNoOrphanedData(*children).ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           dbname, ": no database here (create_if_missing is false)"));
@@ -122,7 +138,10 @@ absl::Status Recovery::LoadVersion(const std::vector<std::string>& children,
                                    VersionEdit* edit) {
   const Options& options = state_.options;
   const std::string& dbname = state_.dbname;
-  if (!state_.env->FileExists(CurrentFileName(dbname))) {
+  absl::StatusOr<bool> current_exists =
+      FileExistsOrError(state_.env, CurrentFileName(dbname));
+  if (!current_exists.ok()) return current_exists.status();
+  if (!*current_exists) {
     if (absl::Status s = CheckNoOrphanedData(children); !s.ok()) return s;
     if (!options.create_if_missing) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -225,11 +244,14 @@ absl::Status Recovery::Lock(std::unique_ptr<FileLock>* lock) {
   absl::StatusOr<std::unique_ptr<FileLock>> l =
       state_.env->LockFile(LockFileName(state_.dbname));
   if (!l.ok()) {
+    // FailedPrecondition: another handle holds it (see DB::Open).
+    const bool held = absl::IsFailedPrecondition(l.status());
     return absl::Status(
         l.status().code(),
-        absl::StrCat("cannot lock database ", state_.dbname,
-                     " (is it open in another process or DB object?): ",
-                     l.status().message()));
+        absl::StrCat(
+            "cannot lock database ", state_.dbname,
+            held ? " (is it open in another process or DB object?)" : "", ": ",
+            l.status().message()));
   }
   *lock = *std::move(l);
   return absl::OkStatus();

@@ -112,7 +112,7 @@ TableCache::TableCache(std::string dbname, const Options& options,
       max_pinned_tables_(static_cast<size_t>(max_open_tables)),
       read_mode_(options.allow_mmap_reads ? RandomAccessMode::kMemoryMapped
                                           : RandomAccessMode::kBuffered),
-      env_(options.env != nullptr ? options.env : Env::Default()),
+      env_(options.env),
       table_options_(MakeTableOptions(options, icmp, block_cache)),
       cache_(NewLRUCache(static_cast<size_t>(max_open_tables))) {}
 

@@ -33,8 +33,8 @@ namespace sift {
 class TableCache {
  public:
   // `icmp` and `block_cache` (nullable) are not owned and must outlive the
-  // TableCache. `options` is copied; options.env (nullptr: Env::Default())
-  // must outlive it. REQUIRES: max_open_tables >= 1.
+  // TableCache. `options` is copied; options.env must outlive it.
+  // REQUIRES: max_open_tables >= 1, options.env != nullptr.
   TableCache(std::string dbname, const Options& options,
              const InternalKeyComparator* icmp, Cache* block_cache,
              int max_open_tables);

@@ -99,7 +99,7 @@ VersionSet::VersionSet(std::string dbname, const Options* options,
                        const InternalKeyComparator* icmp)
     : dbname_(std::move(dbname)),
       options_(options),
-      env_(options->env != nullptr ? options->env : Env::Default()),
+      env_(options->env),
       table_cache_(table_cache),
       icmp_(icmp) {
   AppendVersion(

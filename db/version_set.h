@@ -42,7 +42,8 @@ namespace sift {
 class VersionSet {
  public:
   // `options`, `table_cache` and `icmp` are not owned and must outlive the
-  // VersionSet and every Version it hands out.
+  // VersionSet and every Version it hands out. REQUIRES: options->env !=
+  // nullptr.
   VersionSet(std::string dbname, const Options* options,
              TableCache* table_cache, const InternalKeyComparator* icmp);
   VersionSet(const VersionSet&) = delete;

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine (run as root, or with sudo available):
-#   bash scripts/sift.sh bench   install what is missing, build (Release), run kvbench's default
+#   bash scripts/sift.sh bench   install what is missing, build kvbench (Release), run its default
 #                                read-amplification workload on a fresh temporary database
 #   bash scripts/sift.sh test    install what is missing, build with assertions on and with
 #                                ASan+UBSan (and TSan for the concurrency tests), run every test,
-#                                and check that an outside program builds against the installed package
+#                                build and test the plain Release configuration a user gets, and
+#                                check that outside programs build against the installed package
+#                                (CMake's find_package and pkg-config)
 #   bash scripts/sift.sh build   install what is missing and build the Release tree only
-# Every step is incremental: build trees live in build/<kind>/ and are reused.
+# Every step is incremental: build trees live in build/<kind>/ and are reused. The CI builds
+# (assert, asan, tsan) turn warnings into errors (-DSIFT_WERROR=ON); build/release is configured
+# exactly as the README tells a user to, with no extra flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -30,38 +34,46 @@ install_missing() {
   fi
 }
 
-# configure_build DIR [cmake args...] then build the given targets (all if none after --).
+# configure DIR [cmake args...]: a CI tree (Ninja, warnings are errors), configured once.
 configure() {
   local dir=$1; shift
   if [ ! -f "$dir/build.ninja" ]; then
-    cmake -S "$root" -B "$dir" -G Ninja "$@" >/dev/null
+    cmake -S "$root" -B "$dir" -G Ninja -DSIFT_WERROR=ON "$@" >/dev/null
   else
     cmake "$dir" >/dev/null  # picks up new files (CONFIGURE_DEPENDS globs)
   fi
 }
 
+# build/release: the README's plain configuration (default generator, no options but the
+# build type). A tree left by an older layout of this script (Ninja, tests off) is redone.
+configure_release() {
+  local cache=build/release/CMakeCache.txt
+  if [ -f "$cache" ] && grep -qE '^(CMAKE_GENERATOR:INTERNAL=Ninja|SIFT_BUILD_TESTS:BOOL=OFF)' "$cache"; then
+    rm -rf build/release
+  fi
+  if [ ! -f "$cache" ]; then
+    cmake -S "$root" -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+}
+
 build_release() {
-  configure build/release -DCMAKE_BUILD_TYPE=Release -DSIFT_BUILD_TESTS=OFF
-  cmake --build build/release -j"$jobs"
+  configure_release
+  cmake --build build/release -j"$jobs" "$@"
 }
 
 run_bench() {
-  build_release
-  if [ -x build/release/bench/kvbench ]; then
-    build/release/bench/kvbench "$@"
-  else
-    echo "sift built in build/release; kvbench is not part of the tree yet, so there is no workload to run."
-  fi
+  build_release --target kvbench
+  build/release/bench/kvbench "$@"
 }
 
 run_tests() {
   local failed=0
-  echo "== build 1/3: assertions on (RelWithDebInfo, -UNDEBUG)"
+  echo "== build 1/4: assertions on (RelWithDebInfo, -UNDEBUG)"
   configure build/assert -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIFT_ASSERTIONS=ON -DSIFT_BUILD_BENCH=ON
   cmake --build build/assert -j"$jobs"
   (cd build/assert && ctest -j"$jobs" --output-on-failure --timeout 900) || failed=1
 
-  echo "== build 2/3: AddressSanitizer + UndefinedBehaviorSanitizer"
+  echo "== build 2/4: AddressSanitizer + UndefinedBehaviorSanitizer"
   configure build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIFT_ASSERTIONS=ON \
     -DSIFT_SANITIZE=address,undefined -DSIFT_BUILD_BENCH=OFF
   cmake --build build/asan -j"$jobs"
@@ -69,7 +81,7 @@ run_tests() {
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SIFT_SANITIZED=1 \
      ctest -j"$jobs" --output-on-failure --timeout 900) || failed=1
 
-  echo "== build 3/3: ThreadSanitizer (the *Concurrency* and *Stress* suites)"
+  echo "== build 3/4: ThreadSanitizer (the *Concurrency* and *Stress* suites)"
   configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIFT_ASSERTIONS=ON \
     -DSIFT_SANITIZE=thread -DSIFT_BUILD_BENCH=OFF -DSIFT_BUILD_TOOLS=OFF
   local tsan_bins=()
@@ -83,13 +95,28 @@ run_tests() {
       "build/tsan/tests/$t" --gtest_filter='*Concurrency*:*Stress*' --gtest_brief=1 || failed=1
   done
 
-  echo "== installed-package check: find_package(sift) from an outside program"
-  rm -rf build/install-prefix build/install-check
-  cmake --install build/assert --prefix "$root/build/install-prefix" >/dev/null
+  echo "== build 4/4: the plain Release configuration a user builds (warnings not errors)"
+  # The reliability campaigns (label reliability) already ran in builds 1 and 2.
+  build_release
+  (cd build/release && ctest -j"$jobs" --output-on-failure --timeout 900 -LE reliability) || failed=1
+
+  echo "== installed-package check: an outside program through find_package(sift) and pkg-config"
+  local prefix="$root/build/install-prefix"
+  rm -rf "$prefix" build/install-check
+  cmake --install build/release --prefix "$prefix" >/dev/null
   cmake -S tests/install_check -B build/install-check -G Ninja \
-    -DCMAKE_PREFIX_PATH="$root/build/install-prefix" >/dev/null
+    -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
   cmake --build build/install-check -j"$jobs"
   (cd build/install-check && ctest --output-on-failure) || failed=1
+  # The README's pkg-config route: compile and link with nothing but what sift.pc says.
+  local pcdir pcflags
+  pcdir=$(dirname "$(find "$prefix" -name sift.pc | head -n 1)")
+  if pcflags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs sift) &&
+     g++ -o build/install-check/pkgconfig_check tests/install_check/main.cc $pcflags; then
+    build/install-check/pkgconfig_check "$root/build/install-check/pkgconfig-db" || failed=1
+  else
+    echo "pkg-config route: compile or link failed"; failed=1
+  fi
 
   if [ $failed -ne 0 ]; then
     echo "== FAILED"

@@ -298,7 +298,7 @@ class MemEnv final : public EnvWrapper {
     MutexLock lock(&mu_);
     const std::string path = Normalize(fname);
     if (!locked_.insert(path).second) {
-      return absl::InternalError(
+      return absl::FailedPreconditionError(
           absl::StrCat("lock ", fname, ": already held"));
     }
     FileRef& file = files_[path];

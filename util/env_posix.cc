@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "sift/env.h"
 #include "util/mutex.h"
@@ -56,6 +55,9 @@ absl::Status PosixError(std::string_view context, int err) {
   switch (err) {
     case ENOENT:
       return absl::NotFoundError(msg);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(msg);
     case ENOSPC:
       return absl::UnavailableError(msg);  // "No space left on device"
     default:
@@ -270,51 +272,45 @@ class PosixWritableFile final : public WritableFile {
   size_t used_ = 0;
 };
 
-// Paths locked by this process. fcntl locks do not conflict between
-// descriptors of the same process, so without this set a second LockFile of
-// the same path from this process would succeed.
-class LockedPaths {
- public:
-  bool Insert(const std::string& fname) {
-    MutexLock lock(&mu_);
-    return paths_.insert(fname).second;
-  }
-  void Remove(const std::string& fname) {
-    MutexLock lock(&mu_);
-    paths_.erase(fname);
-  }
+// Set or clear a whole-file write lock owned by the open file description of
+// `fd` (F_OFD_SETLK, Linux 3.15+). Unlike classic fcntl record locks, which
+// belong to the process, these conflict between two opens of the same file
+// within one process, whatever path named it (the kernel identifies the file
+// by its inode), and closing some other descriptor of the file does not drop
+// them. They also conflict with classic fcntl locks of other processes. A
+// child forked without exec shares the description, and so the lock, until
+// it exits (the descriptor is O_CLOEXEC). Returns 0 or -1 with errno set.
+int SetWholeFileLock(int fd, short type) {
+  struct flock f = {};
+  f.l_type = type;
+  f.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+  f.l_pid = 0;            // required by F_OFD_SETLK
+  return RetryOnEintr([&] { return ::fcntl(fd, F_OFD_SETLK, &f); });
+}
 
- private:
-  Mutex mu_;
-  absl::flat_hash_set<std::string> paths_ ABSL_GUARDED_BY(mu_);
-};
-
-// Holds the fcntl lock until released; a lock dropped without UnlockFile is
-// released by its destructor so the path does not stay locked forever.
+// Holds the lock until released; a lock dropped without UnlockFile is
+// released by its destructor so the file does not stay locked forever.
 class PosixFileLock final : public FileLock {
  public:
-  PosixFileLock(LockedPaths* locked, std::string fname, int fd)
-      : locked_(locked), fname_(std::move(fname)), fd_(fd) {}
+  PosixFileLock(std::string fname, int fd)
+      : fname_(std::move(fname)), fd_(fd) {}
   ~PosixFileLock() override {
     if (fd_ >= 0) Release().IgnoreError();
   }
 
   absl::Status Release() {
-    struct flock f = {};
-    f.l_type = F_UNLCK;
-    f.l_whence = SEEK_SET;
     absl::Status s;
-    if (RetryOnEintr([&] { return ::fcntl(fd_, F_SETLK, &f); }) != 0) {
+    if (SetWholeFileLock(fd_, F_UNLCK) != 0) {
       s = PosixError(absl::StrCat("unlock ", fname_), errno);
     }
+    // Closing the only descriptor of the description releases the lock even
+    // if the explicit unlock failed.
     CloseFd(fd_);
     fd_ = -1;
-    locked_->Remove(fname_);
     return s;
   }
 
  private:
-  LockedPaths* const locked_;
   const std::string fname_;
   int fd_;
 };
@@ -484,28 +480,22 @@ class PosixEnv final : public Env {
 
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& fname) override {
-    if (!locked_.Insert(fname)) {
-      return absl::InternalError(
-          absl::StrCat("lock ", fname, ": already held by this process"));
-    }
     const int fd = RetryOnEintr([&] {
       return ::open(fname.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     });
-    if (fd < 0) {
+    if (fd < 0) return PosixError(fname, errno);
+    if (SetWholeFileLock(fd, F_WRLCK) != 0) {
       const int err = errno;
-      locked_.Remove(fname);
-      return PosixError(fname, err);
-    }
-    struct flock f = {};
-    f.l_type = F_WRLCK;
-    f.l_whence = SEEK_SET;
-    if (RetryOnEintr([&] { return ::fcntl(fd, F_SETLK, &f); }) != 0) {
-      const int err = errno;
-      CloseFd(fd);
-      locked_.Remove(fname);
+      CloseFd(fd);  // our own description: no other holder's lock is lost
+      if (err == EAGAIN || err == EACCES) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "lock ", fname,
+            ": held by another handle in this or another process (",
+            ErrnoMessage(err), ")"));
+      }
       return PosixError(absl::StrCat("lock ", fname), err);
     }
-    return std::make_unique<PosixFileLock>(&locked_, fname, fd);
+    return std::make_unique<PosixFileLock>(fname, fd);
   }
 
   absl::Status UnlockFile(std::unique_ptr<FileLock> lock) override {
@@ -538,7 +528,6 @@ class PosixEnv final : public Env {
     return std::make_unique<PosixWritableFile>(fname, fd);
   }
 
-  LockedPaths locked_;
   BackgroundThread background_;
 };
 

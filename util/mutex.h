@@ -27,11 +27,6 @@ class ABSL_LOCKABLE Mutex {
 
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
-  bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) {
-    return mu_.try_lock();
-  }
-  // Documentation only: std::mutex cannot tell who holds it.
-  void AssertHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK() {}
 
  private:
   friend class CondVar;

@@ -37,10 +37,20 @@ class Snapshot {
 // work to stop.
 class DB {
  public:
-  // Open the database in directory `path`. Fails with a clear status if it is
-  // missing and !options.create_if_missing, exists and
-  // options.error_if_exists, is damaged (absl::DataLossError), or is locked by
-  // another process.
+  // Open the database in directory `path`. Fails with a status a program can
+  // act on, and a message naming the file or field:
+  //   absl::InvalidArgumentError   an option outside its REQUIRES range
+  //                                (sift/options.h); the database is missing
+  //                                and !options.create_if_missing; it exists
+  //                                and options.error_if_exists;
+  //   absl::FailedPreconditionError  the database is open already: its LOCK is
+  //                                held by another DB object of this process
+  //                                (under any spelling of `path`) or by
+  //                                another process;
+  //   absl::PermissionDeniedError  a file or directory of the database cannot
+  //                                be read or written by this process;
+  //   absl::DataLossError          the database is damaged;
+  //   absl::UnavailableError, absl::InternalError  other I/O failures.
   static absl::StatusOr<std::unique_ptr<DB>> Open(const Options& options,
                                                   const std::string& path);
 
@@ -127,7 +137,8 @@ class DB {
 };
 
 // Delete the database in `path` and everything in it. Not an error if it
-// does not exist. REQUIRES: the database is not open.
+// does not exist. An open database (under any spelling of `path`) is left
+// alone: absl::FailedPreconditionError.
 absl::Status DestroyDB(const std::string& path, const Options& options);
 
 }  // namespace sift

@@ -87,8 +87,9 @@ class FileLock {
 
 // The engine's only way to the file system, threads and clock. Every error
 // names the file and carries the operating system's message: a missing file
-// is absl::NotFoundError, other failures absl::UnavailableError (transient,
-// such as no space left) or absl::InternalError.
+// is absl::NotFoundError, a refused access absl::PermissionDeniedError, other
+// failures absl::UnavailableError (transient, such as no space left) or
+// absl::InternalError.
 //
 // Thread safety: all methods are safe for concurrent use.
 class Env {
@@ -138,8 +139,10 @@ class Env {
   virtual absl::Status SyncDir(const std::string& dir) = 0;
 
   // Take an exclusive lock on `fname` (created if missing) so that only one
-  // process at a time opens a database. Fails at once, naming the file, if
-  // another holder has it.
+  // DB object at a time opens a database. Fails at once with
+  // absl::FailedPreconditionError, naming the file, if another holder has it:
+  // another process or another LockFile of this process, under any path that
+  // leads to the same file.
   virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& fname) = 0;
   // Release a lock from LockFile.

@@ -35,6 +35,9 @@ enum class FilterKind : uint8_t {
 
 // Options that control a whole database. Passed to DB::Open; copied, so the
 // caller may discard its Options after Open returns (but not `env`, see below).
+// DB::Open checks every field against its REQUIRES line and refuses a value
+// outside it with absl::InvalidArgumentError naming the field and the range;
+// nothing is adjusted silently.
 //
 // Thread safety: a plain struct; not shared by the engine after Open.
 struct Options {
@@ -59,39 +62,45 @@ struct Options {
   // Bytes of updates to collect in the in-memory table before it is turned
   // into a level-0 table. Larger values speed up bulk loads and lengthen
   // recovery after a crash.
+  // REQUIRES: 16 KiB <= write_buffer_size <= 1 GiB
   // Default: 4 MiB
   size_t write_buffer_size = 4 << 20;
 
   // Target size of a table written by compaction.
+  // REQUIRES: 16 KiB <= max_file_size <= 1 GiB
   // Default: 2 MiB
   size_t max_file_size = 2 << 20;
 
   // Approximate size of the uncompressed user data packed per block.
+  // REQUIRES: 256 <= block_size <= 4 MiB
   // Default: 4 KiB
   size_t block_size = 4 << 10;
 
   // Entries between restart points of a block's prefix compression.
-  // REQUIRES: >= 1
+  // REQUIRES: block_restart_interval >= 1
   // Default: 16
   int block_restart_interval = 16;
 
   // Block compression.
+  // REQUIRES: one of the enumerators of Compression (not a cast integer)
   // Default: Compression::kSnappy
   Compression compression = Compression::kSnappy;
 
   // Bytes of uncompressed data blocks kept in memory across reads; 0 turns
-  // the block cache off.
+  // the block cache off. Any value is accepted.
   // Default: 8 MiB
   size_t block_cache_capacity = 8 << 20;
 
-  // Tables kept open (file handle, index and filter in memory) at once.
-  // REQUIRES: >= 10
+  // Files kept open at once: tables (file handle, index and filter in
+  // memory) plus the handful the database itself needs (WAL, MANIFEST, LOG,
+  // LOCK), for which 10 are set aside.
+  // REQUIRES: 20 <= max_open_files <= 1,000,000
   // Default: 1000
   int max_open_files = 1000;
 
   // Bloom filter size in bits per key of each table; fractional values are
   // allowed. 0 writes tables without a filter.
-  // REQUIRES: 0 <= filter_bits_per_key <= 100
+  // REQUIRES: 0 <= filter_bits_per_key <= 100 (not NaN)
   // Default: 10.0 (about 1% false positives)
   double filter_bits_per_key = 10.0;
 
@@ -106,6 +115,7 @@ struct Options {
 
   // Layout of the filter written into new tables. Tables already on disk keep
   // the layout they were written with and are read correctly either way.
+  // REQUIRES: one of the enumerators of FilterKind (not a cast integer)
   // Default: FilterKind::kBlockedBloom
   FilterKind filter_kind = FilterKind::kBlockedBloom;
 };

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "db/builder.h"
 #include "db/compaction_job.h"
 #include "db/db_state.h"
@@ -369,8 +370,7 @@ TEST_F(CompactionTest, RandomizedAgainstModel) {
         e.seq = ++seq;
         e.type = rnd.OneIn(4) ? kTypeDeletion : kTypeValue;
         if (e.type == kTypeValue) {
-          e.value =
-              "v" + std::to_string(e.seq) + std::string(rnd.Uniform(40), 'x');
+          e.value = absl::StrCat("v", e.seq, std::string(rnd.Uniform(40), 'x'));
         }
         entries.push_back(e);
       }

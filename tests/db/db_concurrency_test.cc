@@ -1,8 +1,11 @@
 // Concurrency: writers and readers at once while flushes and compactions
 // run. Suite names end in ConcurrencyTest: CI runs them under ThreadSanitizer.
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include <atomic>
-#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <functional>
@@ -28,10 +31,12 @@ constexpr int kWriters = 4;
 constexpr int kReaders = 4;
 constexpr int kKeysPerWriter = 300;
 
-double TestSeconds() {
-  if (const char* s = std::getenv("SIFT_STRESS_SECONDS")) return std::atof(s);
-  return 10.0;
-}
+// Work is bounded by operation counts, not by time: each writer makes
+// WritesPerWriter() writes; each reader keeps reading until every writer is
+// done and it has made at least ReadsPerReader() reads of its own.
+bool Sanitized() { return std::getenv("SIFT_SANITIZED") != nullptr; }
+uint64_t WritesPerWriter() { return Sanitized() ? 3000 : 12000; }
+uint64_t ReadsPerReader() { return Sanitized() ? 1500 : 6000; }
 
 std::string KeyOf(int writer, int k) {
   return absl::StrCat("w", writer, "_", test::NumberKey(k, 5));
@@ -63,8 +68,9 @@ TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
   ASSERT_TRUE(opened.ok()) << opened.status();
   DB* db = opened->get();
 
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false};  // set on failure
   std::atomic<bool> failed{false};
+  std::atomic<int> writers_running{kWriters};
   // Per writer: the highest counter it has started writing (a reader seeing
   // more would read the future).
   std::atomic<uint64_t> started[kWriters];
@@ -82,7 +88,12 @@ TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
     threads.emplace_back([&, w] {
       Random rnd(1000 + w);
       uint64_t counter = 0;
-      while (!stop.load(std::memory_order_relaxed)) {
+      struct Done {
+        std::atomic<int>* running;
+        ~Done() { running->fetch_sub(1); }
+      } done{&writers_running};
+      while (!stop.load(std::memory_order_relaxed) &&
+             counter < WritesPerWriter()) {
         ++counter;
         started[w].store(counter, std::memory_order_release);
         WriteOptions wo;
@@ -100,7 +111,7 @@ TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
         }
         if (!s.ok()) return fail("write: " + s.ToString());
         writes.fetch_add(1, std::memory_order_relaxed);
-        if (w == 0 && counter % 5000 == 0) {
+        if (w == 0 && counter % 2500 == 0) {
           if (absl::Status f = db->Flush(); !f.ok()) {
             return fail("flush: " + f.ToString());
           }
@@ -126,7 +137,10 @@ TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
         }
         last = c;
       };
-      while (!stop.load(std::memory_order_relaxed)) {
+      uint64_t reads = 0;
+      while (!stop.load(std::memory_order_relaxed) &&
+             (reads < ReadsPerReader() || writers_running.load() > 0)) {
+        ++reads;
         const uint64_t dice = rnd.Uniform(100);
         if (dice < 80) {
           const int w = static_cast<int>(rnd.Uniform(kWriters));
@@ -188,12 +202,6 @@ TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
     });
   }
 
-  const auto start = std::chrono::steady_clock::now();
-  const auto duration = std::chrono::duration<double>(TestSeconds());
-  while (!stop.load() && std::chrono::steady_clock::now() - start < duration) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  stop.store(true);
   for (std::thread& t : threads) t.join();
   ASSERT_FALSE(failed.load());
 
@@ -203,16 +211,22 @@ TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
         *db->GetProperty("sift.num-files-at-level" + std::to_string(level)));
   }
   std::printf(
-      "%.1f s: %llu writes, %llu gets, %llu scans, %llu snapshot pair checks, "
+      "%llu writes, %llu gets, %llu scans, %llu snapshot pair checks, "
       "%llu explicit flushes; %d tables at the end\n%s",
-      TestSeconds(), static_cast<unsigned long long>(writes.load()),
+      static_cast<unsigned long long>(writes.load()),
       static_cast<unsigned long long>(gets.load()),
       static_cast<unsigned long long>(scans.load()),
       static_cast<unsigned long long>(pair_checks.load()),
       static_cast<unsigned long long>(flushes.load()), tables,
       db->GetProperty("sift.stats")->c_str());
-  EXPECT_GT(writes.load(), 1000u);
-  EXPECT_GT(gets.load(), 1000u);
+  EXPECT_EQ(writes.load(), kWriters * WritesPerWriter());
+  EXPECT_GE(gets.load() + scans.load() + pair_checks.load(),
+            kReaders * ReadsPerReader());
+  // Each kind of read ran (80/10/10 mix), and so did the background work.
+  EXPECT_GT(gets.load(), 0u);
+  EXPECT_GT(scans.load(), 0u);
+  EXPECT_GT(pair_checks.load(), 0u);
+  EXPECT_EQ(flushes.load(), WritesPerWriter() / 2500);
   EXPECT_GT(tables, 0);
 
   // Everything written is still there, newest value per key, after reopen.
@@ -299,6 +313,10 @@ class GatedEnv : public EnvWrapper {
     for (auto& work : held_) target()->Schedule(std::move(work));
     held_.clear();
   }
+  size_t held() {
+    MutexLock lock(&mu_);
+    return held_.size();
+  }
 
  private:
   Mutex mu_;
@@ -306,8 +324,29 @@ class GatedEnv : public EnvWrapper {
   std::deque<std::function<void()>> held_ ABSL_GUARDED_BY(mu_);
 };
 
+// The scheduling state of thread `tid` of this process from
+// /proc/self/task/<tid>/stat: 'R' running, 'S' sleeping (blocked), ...
+char ThreadState(pid_t tid) {
+  std::FILE* f =
+      std::fopen(absl::StrCat("/proc/self/task/", tid, "/stat").c_str(), "r");
+  if (f == nullptr) return '?';
+  char buf[512];
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  const std::string_view stat(buf, n);
+  // "<tid> (<name>) <state> ...": the name may hold spaces and parentheses.
+  const size_t close = stat.rfind(')');
+  return close != std::string_view::npos && close + 2 < stat.size()
+             ? stat[close + 2]
+             : '?';
+}
+
 // Writes stop while the previous memtable waits to be flushed, and resume
-// once the background thread gets to it.
+// once the background thread gets to it. Value sizes make the arithmetic
+// exact: with 16 KiB values and a 64 KiB write buffer a memtable takes four
+// writes, so with the flush held back the writer completes the first two
+// memtables' worth and then blocks (no sampling of elapsed time: the test
+// waits for the writer thread to be asleep inside the ninth Put).
 TEST(DBConcurrencyTest, WritesStallUntilFlushRuns) {
   std::unique_ptr<Env> mem = NewMemEnv(Env::Default());
   GatedEnv env(mem.get());
@@ -318,30 +357,33 @@ TEST(DBConcurrencyTest, WritesStallUntilFlushRuns) {
   absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, "/stalldb");
   ASSERT_TRUE(db.ok()) << db.status();
 
+  constexpr int kValueSize = 16 << 10;
+  constexpr int kPerMemtable = 4;  // the fourth write takes it over 64 KiB
+  constexpr int kWrites = 3 * kPerMemtable;
   std::atomic<int> done{0};
+  std::atomic<pid_t> writer_tid{0};
   std::thread writer([&] {
+    writer_tid.store(::gettid());
     Random rnd(1);
-    // Three memtables' worth: the second switch must wait for a flush.
-    for (int i = 0; i < 3 * 64 * 1024 / 100; ++i) {
+    for (int i = 0; i < kWrites; ++i) {
       ASSERT_TRUE((*db)
                       ->Put(WriteOptions(), test::NumberKey(i),
-                            test::RandomString(&rnd, 100))
+                            test::RandomString(&rnd, kValueSize))
                       .ok());
       done.store(i + 1);
     }
   });
-  // The writer gets stuck...
-  int last = -1;
-  for (int i = 0; i < 100; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const int now = done.load();
-    if (now == last) break;
-    last = now;
+  // The writer gets stuck: it fills the second memtable and then sleeps
+  // waiting for the first one's flush (or, if the stall were broken, it
+  // would finish).
+  while (writer_tid.load() == 0) std::this_thread::yield();
+  while (!(done.load() >= 2 * kPerMemtable &&
+           ThreadState(writer_tid.load()) == 'S') &&
+         done.load() < kWrites) {
+    std::this_thread::yield();
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const int stuck_at = done.load();
-  EXPECT_LT(stuck_at, 3 * 64 * 1024 / 100);
-  EXPECT_GT(stuck_at, 64 * 1024 / 200);
+  EXPECT_EQ(done.load(), 2 * kPerMemtable);
+  EXPECT_EQ(env.held(), 1u);  // the flush of the first memtable
   EXPECT_EQ(std::stoi(*(*db)->GetProperty("sift.num-files-at-level0")) +
                 std::stoi(*(*db)->GetProperty("sift.num-files-at-level1")) +
                 std::stoi(*(*db)->GetProperty("sift.num-files-at-level2")),
@@ -349,7 +391,7 @@ TEST(DBConcurrencyTest, WritesStallUntilFlushRuns) {
   // ...until the background thread may run.
   env.Open();
   writer.join();
-  EXPECT_EQ(done.load(), 3 * 64 * 1024 / 100);
+  EXPECT_EQ(done.load(), kWrites);
   ASSERT_TRUE((*db)->Flush().ok());
   std::string value;
   EXPECT_TRUE((*db)->Get(ReadOptions(), test::NumberKey(0), &value).ok());

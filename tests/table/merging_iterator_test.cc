@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "table/iterators.h"
 #include "tests/table/vector_iterator.h"
 #include "tests/testutil/testutil.h"
@@ -37,9 +38,8 @@ std::vector<KVs> RandomChildren(Random* rnd, int num_children, int key_space) {
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     for (int k : keys) {
-      children[c].emplace_back(
-          test::NumberKey(k, 4),
-          "c" + std::to_string(c) + "k" + std::to_string(k));
+      children[c].emplace_back(test::NumberKey(k, 4),
+                               absl::StrCat("c", c, "k", k));
     }
   }
   return children;

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "table/table.h"
 #include "tests/table/table_test_util.h"
 #include "tests/testutil/testutil.h"
@@ -22,7 +23,7 @@ TEST(TableConcurrencyTest, ParallelGetsAndScansAgreeWithTheModel) {
   const int n = test::Sanitized() ? 5000 : 20000;
   test::KVVector model;
   for (int i = 0; i < n; ++i) {
-    model.emplace_back(test::NumberKey(2 * i), "v" + std::to_string(i));
+    model.emplace_back(test::NumberKey(2 * i), absl::StrCat("v", i));
   }
   auto env = NewMemEnv(Env::Default());
   auto cache = NewLRUCache(16 << 10);  // a few blocks: constant eviction
@@ -42,7 +43,7 @@ TEST(TableConcurrencyTest, ParallelGetsAndScansAgreeWithTheModel) {
       for (int i = 0; i < n / 2; ++i) {
         const int k = static_cast<int>(rnd.Uniform(2 * n));
         auto v = test::TableGet(**table, ro, test::NumberKey(k));
-        const bool ok = k % 2 == 0 ? v.ok() && *v == "v" + std::to_string(k / 2)
+        const bool ok = k % 2 == 0 ? v.ok() && *v == absl::StrCat("v", k / 2)
                                    : absl::IsNotFound(v.status());
         if (!ok) errors++;
       }

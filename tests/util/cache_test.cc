@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "util/mutex.h"
 #include "util/random.h"
@@ -56,7 +57,7 @@ class CacheTest : public testing::Test {
   static std::vector<std::string> SameShardKeys(int n) {
     std::vector<std::string> keys;
     for (int i = 0; static_cast<int>(keys.size()) < n; ++i) {
-      std::string k = "key" + std::to_string(i);
+      std::string k = absl::StrCat("key", i);
       if (LRUCacheShardOf(k) == 0) keys.push_back(k);
     }
     return keys;
@@ -86,7 +87,7 @@ TEST_F(CacheTest, HitAndMiss) {
 TEST_F(CacheTest, ShardsAreStableAndSpread) {
   std::set<int> shards;
   for (int i = 0; i < 1000; ++i) {
-    const std::string k = "k" + std::to_string(i);
+    const std::string k = absl::StrCat("k", i);
     const int s = LRUCacheShardOf(k);
     ASSERT_GE(s, 0);
     ASSERT_LT(s, kLRUCacheShards);
@@ -220,7 +221,7 @@ TEST_F(CacheTest, ZeroCapacityRetainsNothingAfterRelease) {
   EXPECT_EQ(Deleted().size(), 1u);
   EXPECT_EQ(Get("k"), -1);
   EXPECT_EQ(cache_->TotalCharge(), 0u);
-  for (int i = 0; i < 100; ++i) Put("x" + std::to_string(i), i);
+  for (int i = 0; i < 100; ++i) Put(absl::StrCat("x", i), i);
   EXPECT_EQ(Deleted().size(), 101u);
   EXPECT_EQ(cache_->TotalCharge(), 0u);
 }
@@ -236,7 +237,7 @@ TEST_F(CacheTest, OversizedEntryIsDroppedOnRelease) {
 
 TEST_F(CacheTest, DestructorDeletesEverything) {
   Reset(1000);
-  for (int i = 0; i < 50; ++i) Put("k" + std::to_string(i), i);
+  for (int i = 0; i < 50; ++i) Put(absl::StrCat("k", i), i);
   cache_.reset();
   EXPECT_EQ(Deleted().size(), 50u);
 }
@@ -282,7 +283,7 @@ TEST(CacheConcurrencyTest, FourThreads) {
       Random r(1000 + t);
       std::vector<Cache::Handle*> pins;
       for (int i = 0; i < ops; ++i) {
-        const std::string key = "k" + std::to_string(r.Uniform(500));
+        const std::string key = absl::StrCat("k", r.Uniform(500));
         const uint64_t op = r.Uniform(100);
         if (op < 40) {
           live.fetch_add(1);

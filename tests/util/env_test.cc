@@ -4,10 +4,12 @@
 #include "sift/env.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testutil/unprivileged.h"
 #include "util/mutex.h"
 #include "util/random.h"
 
@@ -485,6 +488,92 @@ TEST(PosixEnvTest, OtherErrorsAreInternal) {
   EXPECT_TRUE(absl::IsInternal(s)) << s;
   EXPECT_NE(s.message().find(dir), std::string::npos) << s;
   EXPECT_TRUE(env->RemoveDir(dir).ok());
+}
+
+// fcntl record locks belong to the process and drop when any descriptor of
+// the file closes; the Env's locks must conflict between handles of one
+// process however the path is spelled, and a refused attempt must leave the
+// holder's lock in place.
+TEST(PosixEnvTest, LockIsPerFileNotPerPathSpelling) {
+  Env* env = Env::Default();
+  std::string dir = testing::TempDir() + "sift_lockname_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string lock_name = dir + "/LOCK";
+  const std::string link_name = dir + "/LINK";
+  ASSERT_EQ(::symlink("LOCK", link_name.c_str()), 0);
+  auto lock = env->LockFile(lock_name);
+  ASSERT_TRUE(lock.ok()) << lock.status();
+
+  auto other_process_can_lock = [&]() -> bool {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(lock_name.c_str(), O_RDWR);
+      struct flock f = {};
+      f.l_type = F_WRLCK;
+      f.l_whence = SEEK_SET;
+      _exit(fd >= 0 && ::fcntl(fd, F_SETLK, &f) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  };
+  for (const std::string& spelling :
+       {lock_name, dir + "/./LOCK", dir + "//LOCK", link_name}) {
+    SCOPED_TRACE(spelling);
+    auto again = env->LockFile(spelling);
+    ASSERT_FALSE(again.ok());
+    EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
+    EXPECT_NE(again.status().message().find(spelling), std::string::npos)
+        << again.status();
+    EXPECT_FALSE(other_process_can_lock());
+  }
+  ASSERT_TRUE(env->UnlockFile(*std::move(lock)).ok());
+  EXPECT_TRUE(other_process_can_lock());
+  auto through_link = env->LockFile(link_name);
+  ASSERT_TRUE(through_link.ok()) << through_link.status();
+  EXPECT_FALSE(env->LockFile(lock_name).ok());
+  ASSERT_TRUE(env->UnlockFile(*std::move(through_link)).ok());
+
+  ASSERT_TRUE(env->RemoveFile(link_name).ok());
+  ASSERT_TRUE(env->RemoveFile(lock_name).ok());
+  ASSERT_TRUE(env->RemoveDir(dir).ok());
+}
+
+TEST(PosixEnvTest, PermissionDeniedNamesTheFile) {
+  Env* env = Env::Default();
+  std::string dir = testing::TempDir() + "sift_perm_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  const std::string fname = dir + "/private";
+  {
+    auto file = env->NewWritableFile(fname);
+    ASSERT_TRUE(file.ok()) << file.status();
+    ASSERT_TRUE((*file)->Close().ok());
+  }
+  ASSERT_EQ(::chmod(fname.c_str(), 0000), 0);
+  const std::string subdir = dir + "/closed";
+  ASSERT_TRUE(env->CreateDir(subdir).ok());
+  ASSERT_EQ(::chmod(subdir.c_str(), 0000), 0);
+
+  EXPECT_TRUE(test::RunUnprivileged([&] {
+    auto denied = [](const absl::Status& s, const std::string& name) {
+      const bool ok =
+          absl::IsPermissionDenied(s) &&
+          s.message().find(name) != std::string::npos &&
+          s.message().find("Permission denied") != std::string::npos;
+      if (!ok) std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      return ok;
+    };
+    return denied(env->NewSequentialFile(fname).status(), fname) &&
+           denied(env->NewWritableFile(fname).status(), fname) &&
+           denied(env->GetChildren(subdir).status(), subdir) &&
+           denied(env->GetFileSize(subdir + "/x").status(), subdir) &&
+           denied(env->LockFile(fname).status(), fname);
+  }));
+
+  ASSERT_TRUE(env->RemoveFile(fname).ok());
+  ASSERT_TRUE(env->RemoveDir(subdir).ok());
+  ASSERT_TRUE(env->RemoveDir(dir).ok());
 }
 
 TEST(PosixEnvTest, LockExcludesOtherProcesses) {
