@@ -126,23 +126,30 @@ TEST_F(SuperVersionConcurrencyTest,
 TEST_F(SuperVersionConcurrencyTest, InstallsAndReads) {
   std::weak_ptr<MemTable> unused;
   Install(Make(&unused));
-  std::atomic<bool> stop{false};
+  constexpr int kReaders = 3;
+  constexpr int kReadsEach = 20000;
+  std::atomic<int> readers_done{0};
   std::vector<std::thread> readers;
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < kReaders; ++t) {
     readers.emplace_back([&] {
-      while (!stop.load()) {
+      for (int i = 0; i < kReadsEach; ++i) {
         SuperVersionPublisher::Lease lease(&publisher_, &mu_);
         ASSERT_NE(lease->mem, nullptr);
         ReadStats s;
         s.gets = 1;
         lease.AddStats(s);
       }
+      readers_done.fetch_add(1);
     });
   }
-  for (int i = 0; i < 2000; ++i) Install(Make(&unused));
-  stop.store(true);
+  // Install while the readers read, and at least 200 times.
+  int installs = 0;
+  while (installs < 200 || readers_done.load() < kReaders) {
+    Install(Make(&unused));
+    ++installs;
+  }
   for (std::thread& t : readers) t.join();
-  EXPECT_GT(publisher_.Total().gets, 0u);
+  EXPECT_EQ(publisher_.Total().gets, uint64_t{kReaders * kReadsEach});
 }
 
 }  // namespace
