@@ -88,6 +88,15 @@ class FuseReader final : public FuseReaderBase {
            FuseFingerprint(g, fingerprint_mask_);
   }
 
+  // The three slots' bytes, one segment apart: three cache lines.
+  void Prefetch(std::string_view key) const override {
+    const uint64_t g = FuseRemix(Hash64(key, seed_), attempt_);
+    const FuseSlots s = FuseSlotsOf(g, range_, segment_length_log2_);
+    for (uint64_t slot : s.slot) {
+      __builtin_prefetch(array() + slot * fingerprint_bits_ / 8);
+    }
+  }
+
  private:
   uint32_t Load(uint64_t slot) const {
     if constexpr (std::is_void_v<Word>) {
