@@ -67,6 +67,23 @@ struct Table::Rep {
         file_name, ": ", absl::string_view(what.data(), what.size())));
   }
 
+  // What Open reads from the end of the file: the footer and the meta
+  // blocks, in one buffer holding the file's bytes from `offset` on.
+  struct Tail {
+    Footer footer;
+    std::unique_ptr<char[]> buf;
+    std::string_view bytes;
+    uint64_t offset = 0;
+  };
+  // Read [offset, offset + n) into *tail. A short read is damage.
+  absl::Status ReadTailBytes(uint64_t offset, size_t n, Tail* tail) const;
+  // Read the tail (one I/O, two if the meta blocks are larger than
+  // kTailReadSize), decode the footer, check the block handles it holds and
+  // set data_end.
+  absl::Status ReadTail(Tail* tail);
+  // Verify and parse the properties, index and filter blocks of `tail`.
+  absl::Status LoadMetaBlocks(const Tail& tail);
+
   // The data block named by an index entry's value: from the block cache, or
   // read (and cached unless !fill_cache). Counts into *stats if not nullptr.
   absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
@@ -170,35 +187,32 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
 Table::Table(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 Table::~Table() = default;
 
-absl::StatusOr<std::unique_ptr<Table>> Table::Open(
-    const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
-    uint64_t file_size, const std::string& file_name) {
-  auto rep = std::make_unique<Rep>();
-  rep->options = options;
-  rep->file = std::move(file);
-  rep->file_name = file_name;
-  rep->file_size = file_size;
+absl::Status Table::Rep::ReadTailBytes(uint64_t offset, size_t n,
+                                       Tail* tail) const {
+  tail->buf = std::make_unique_for_overwrite<char[]>(n);
+  tail->offset = offset;
+  absl::Status s = file->Read(offset, n, &tail->bytes, tail->buf.get());
+  if (!s.ok()) return s;
+  if (tail->bytes.size() != n) {
+    return Corruption(absl::StrCat("truncated table: read ", tail->bytes.size(),
+                                   " of ", n, " bytes at offset ", offset));
+  }
+  return absl::OkStatus();
+}
 
+absl::Status Table::Rep::ReadTail(Tail* tail) {
   if (file_size < Footer::kEncodedLength) {
-    return rep->Corruption(absl::StrCat("truncated table: ", file_size,
-                                        " bytes, shorter than the footer"));
+    return Corruption(absl::StrCat("truncated table: ", file_size,
+                                   " bytes, shorter than the footer"));
   }
   // One read for the tail: footer, and usually index, properties and filter.
-  size_t tail_size =
+  const size_t guess =
       static_cast<size_t>(std::min<uint64_t>(file_size, kTailReadSize));
-  uint64_t tail_offset = file_size - tail_size;
-  auto tail_buf = std::make_unique_for_overwrite<char[]>(tail_size);
-  std::string_view tail;
-  absl::Status s =
-      rep->file->Read(tail_offset, tail_size, &tail, tail_buf.get());
+  absl::Status s = ReadTailBytes(file_size - guess, guess, tail);
   if (!s.ok()) return s;
-  if (tail.size() != tail_size) {
-    return rep->Corruption(absl::StrCat("truncated table: read ", tail.size(),
-                                        " of the last ", tail_size, " bytes"));
-  }
   const uint64_t footer_offset = file_size - Footer::kEncodedLength;
-  Footer footer;
-  s = footer.DecodeFrom(tail.substr(tail.size() - Footer::kEncodedLength),
+  Footer& footer = tail->footer;
+  s = footer.DecodeFrom(tail->bytes.substr(guess - Footer::kEncodedLength),
                         file_name);
   if (!s.ok()) return s;
 
@@ -213,72 +227,79 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
       (footer.has_filter() ? footer.properties.offset == filter_end
                            : footer.filter.offset == 0);
   if (!handles_ok) {
-    return rep->Corruption(absl::StrCat(
+    return Corruption(absl::StrCat(
         "bad block handles in the footer (file size ", file_size, ")"));
   }
-  rep->data_end =
+  data_end =
       footer.has_filter() ? footer.filter.offset : footer.properties.offset;
-
-  // If the meta blocks start before the tail read, read all of them again in
-  // one more I/O.
-  if (rep->data_end < tail_offset) {
-    tail_size = static_cast<size_t>(footer_offset - rep->data_end);
-    tail_offset = rep->data_end;
-    tail_buf = std::make_unique_for_overwrite<char[]>(tail_size);
-    s = rep->file->Read(tail_offset, tail_size, &tail, tail_buf.get());
-    if (!s.ok()) return s;
-    if (tail.size() != tail_size) {
-      return rep->Corruption(absl::StrCat("truncated table: read ", tail.size(),
-                                          " of ", tail_size,
-                                          " bytes at offset ", tail_offset));
-    }
+  // If the meta blocks start before the first read, read all of them again
+  // in one more I/O.
+  if (data_end < tail->offset) {
+    return ReadTailBytes(data_end,
+                         static_cast<size_t>(footer_offset - data_end), tail);
   }
+  return absl::OkStatus();
+}
+
+absl::Status Table::Rep::LoadMetaBlocks(const Tail& tail) {
+  const Footer& footer = tail.footer;
   // Meta blocks are always verified, whatever the read options say later.
   auto meta_block = [&](const BlockHandle& h) {
     const std::string_view stored =
-        tail.substr(h.offset - tail_offset, h.size + kBlockTrailerSize);
+        tail.bytes.substr(h.offset - tail.offset, h.size + kBlockTrailerSize);
     return DecodeStoredBlock(stored, h, /*verify_checksum=*/true, file_name);
   };
 
   absl::StatusOr<BlockContents> contents = meta_block(footer.properties);
   if (!contents.ok()) return contents.status();
-  s = rep->properties.DecodeFrom(contents->view());
-  if (!s.ok()) {
-    return rep->Corruption(absl::StrCat(
-        "block at offset ", footer.properties.offset, ": ", s.message()));
+  if (absl::Status s = properties.DecodeFrom(contents->view()); !s.ok()) {
+    return Corruption(absl::StrCat("block at offset ", footer.properties.offset,
+                                   ": ", s.message()));
   }
-  const TableProperties& props = rep->properties;
-  if (props.format_version != footer.format_version ||
-      props.data_bytes != rep->data_end ||
-      (props.filter_kind != 0) != footer.has_filter() ||
-      (props.num_entries == 0) != (props.num_data_blocks == 0)) {
-    return rep->Corruption("properties do not match the footer");
+  if (properties.format_version != footer.format_version ||
+      properties.data_bytes != data_end ||
+      (properties.filter_kind != 0) != footer.has_filter() ||
+      (properties.num_entries == 0) != (properties.num_data_blocks == 0)) {
+    return Corruption("properties do not match the footer");
   }
-  if (props.comparator_name != options.comparator->Name()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file_name, ": table is ordered by ", props.comparator_name,
-                     ", not by ", options.comparator->Name()));
+  if (properties.comparator_name != options.comparator->Name()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file_name, ": table is ordered by ", properties.comparator_name,
+        ", not by ", options.comparator->Name()));
   }
 
   contents = meta_block(footer.index);
   if (!contents.ok()) return contents.status();
-  absl::StatusOr<std::unique_ptr<Block>> index =
+  absl::StatusOr<std::unique_ptr<Block>> index_block =
       Block::Create(*std::move(contents), footer.index.offset, file_name);
-  if (!index.ok()) return index.status();
-  rep->index = *std::move(index);
+  if (!index_block.ok()) return index_block.status();
+  index = *std::move(index_block);
 
-  if (footer.has_filter()) {
-    contents = meta_block(footer.filter);
-    if (!contents.ok()) return contents.status();
-    absl::StatusOr<std::unique_ptr<FilterReader>> filter =
-        FilterReader::Parse(contents->view());
-    if (!filter.ok()) {
-      return rep->Corruption(absl::StrCat("filter block at offset ",
-                                          footer.filter.offset, ": ",
-                                          filter.status().message()));
-    }
-    rep->filter = *std::move(filter);
+  if (!footer.has_filter()) return absl::OkStatus();
+  contents = meta_block(footer.filter);
+  if (!contents.ok()) return contents.status();
+  absl::StatusOr<std::unique_ptr<FilterReader>> reader =
+      FilterReader::Parse(contents->view());
+  if (!reader.ok()) {
+    return Corruption(absl::StrCat("filter block at offset ",
+                                   footer.filter.offset, ": ",
+                                   reader.status().message()));
   }
+  filter = *std::move(reader);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Table>> Table::Open(
+    const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
+    uint64_t file_size, const std::string& file_name) {
+  auto rep = std::make_unique<Rep>();
+  rep->options = options;
+  rep->file = std::move(file);
+  rep->file_name = file_name;
+  rep->file_size = file_size;
+  Rep::Tail tail;
+  if (absl::Status s = rep->ReadTail(&tail); !s.ok()) return s;
+  if (absl::Status s = rep->LoadMetaBlocks(tail); !s.ok()) return s;
 
   if (options.block_cache != nullptr) {
     rep->cache_id = options.block_cache->NewId();

@@ -16,6 +16,7 @@
 #include "db/builder.h"
 #include "db/compaction_job.h"
 #include "db/db_state.h"
+#include "db/options_check.h"
 #include "db/filename.h"
 #include "db/memtable.h"
 #include "db/version_set.h"
