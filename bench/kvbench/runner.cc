@@ -48,6 +48,10 @@ const char* FilterChoiceName(FilterChoice f) {
   return "?";
 }
 
+const char* FilterAllocationName(FilterAllocation a) {
+  return a == FilterAllocation::kUniform ? "uniform" : "optimal";
+}
+
 Options BenchConfig::MakeOptions() const {
   Options o;
   o.create_if_missing = true;
@@ -59,6 +63,7 @@ Options BenchConfig::MakeOptions() const {
     o.filter_bits_per_key = 0;
   } else {
     o.filter_bits_per_key = bits_per_key;
+    o.filter_allocation = filter_allocation;
     o.filter_kind = filter == FilterChoice::kStandard
                         ? FilterKind::kStandardBloom
                         : FilterKind::kBlockedBloom;

@@ -42,7 +42,9 @@ void ExpectSameAsGet(DB* db, const ReadOptions& ro,
     std::string value;
     const absl::Status s = db->Get(ro, keys[i], &value);
     ASSERT_EQ(statuses[i].code(), s.code()) << keys[i] << ": " << statuses[i];
-    if (s.ok()) ASSERT_EQ(values[i], value) << keys[i];
+    if (s.ok()) {
+      ASSERT_EQ(values[i], value) << keys[i];
+    }
   }
 }
 
@@ -85,8 +87,12 @@ TEST(DBMultiGetTest, RandomizedAgainstGetAndModel) {
         model[k] = v;
       }
     }
-    if (rnd.OneIn(5)) ASSERT_TRUE(db->Flush().ok());
-    if (rnd.OneIn(15)) ASSERT_TRUE(db->CompactRange(nullptr, nullptr).ok());
+    if (rnd.OneIn(5)) {
+      ASSERT_TRUE(db->Flush().ok());
+    }
+    if (rnd.OneIn(15)) {
+      ASSERT_TRUE(db->CompactRange(nullptr, nullptr).ok());
+    }
 
     // A snapshot, then more writes it must not see.
     const Snapshot* snapshot = db->GetSnapshot();
