@@ -55,6 +55,9 @@ TEST_F(SuperVersionTest, ReadersSeeTheLatestInstall) {
   EXPECT_TRUE(first.expired());
 }
 
+// Named for the TSan stage of the test command (*Concurrency*).
+using SuperVersionConcurrencyTest = SuperVersionTest;
+
 TEST_F(SuperVersionConcurrencyTest, IdleThreadsDoNotKeepStaleVersionsAlive) {
   std::weak_ptr<MemTable> first, second;
   Install(Make(&first));
@@ -89,9 +92,6 @@ TEST_F(SuperVersionConcurrencyTest, IdleThreadsDoNotKeepStaleVersionsAlive) {
   }
   for (std::thread& t : readers) t.join();
 }
-
-// Named for the TSan stage of the test command (*Concurrency*).
-using SuperVersionConcurrencyTest = SuperVersionTest;
 
 TEST_F(SuperVersionConcurrencyTest,
        StatsAddUpAcrossThreadsIncludingExitedOnes) {
