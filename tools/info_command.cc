@@ -1,6 +1,8 @@
 // kvtool info DB: the shape of a database read from its files (MANIFEST,
 // tables, logs) without opening it: levels, tables, bytes, key ranges, filter
-// memory, sequence numbers, live logs; optionally the engine's own sift.stats.
+// memory, per-level filter bits/key, FPR and expected false positives per
+// absent Get (db/filter_report.h, shared with sift.stats), sequence numbers,
+// live logs; optionally the engine's own sift.stats.
 
 #include <algorithm>
 #include <array>
