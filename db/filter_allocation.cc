@@ -95,6 +95,8 @@ std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
   };
   const auto [min_log, max_log] =
       std::minmax_element(log_n.begin(), log_n.end());
+  // Equal runs (a tree of one run, say) get the average exactly.
+  if (*min_log == *max_log) return std::vector<double>(n, avg);
   double lo = *min_log;                                    // spends nothing
   double hi = *max_log + kMaxAllocatedBitsPerKey * decay;  // spends the most
   for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + std::abs(hi)); ++i) {

@@ -32,6 +32,8 @@ TEST(FilterAllocationTest, UniformShapeGivesUniformBits) {
   const std::vector<double> bits = AllocateFilterBits(sizes, 10.0, 0.45);
   ASSERT_EQ(bits.size(), sizes.size());
   for (double b : bits) EXPECT_NEAR(b, 10.0, 1e-9);
+  // A single run (an empty tree's first table): the setting itself.
+  EXPECT_EQ(AllocateFilterBits({123456.0}, 10.0, 0.45)[0], 10.0);
 }
 
 TEST(FilterAllocationTest, PreservesTheBudgetAndMakesFprProportionalToSize) {
