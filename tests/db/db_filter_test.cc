@@ -313,7 +313,8 @@ TEST_F(DBFilterAllocationTest, OptimalReadsFewerBlocksForTheSameMemory) {
   // Optimal: the small level-0 tables get far more than the deep level.
   EXPECT_GT(optimal.bits_per_key.at(0), optimal.bits_per_key.at(deep) + 8)
       << optimal.stats;
-  EXPECT_LE(optimal.bits_per_key.at(deep), uniform.bits_per_key.at(deep))
+  // The deep level was written when it was the whole tree: the average.
+  EXPECT_NEAR(optimal.bits_per_key.at(deep), uniform.bits_per_key.at(deep), 0.1)
       << optimal.stats;
   // About the same memory...
   EXPECT_LE(double(optimal.filter_memory),
