@@ -41,6 +41,15 @@ absl::Status FinishTable(const Options& options, TableCache* table_cache,
 absl::Status BuildTable(const std::string& dbname, Env* env,
                         const Options& options, TableCache* table_cache,
                         Iterator* iter, FileMetaData* meta) {
+  return BuildTable(dbname, env, options, table_cache->table_options(),
+                    table_cache, iter, meta);
+}
+
+absl::Status BuildTable(const std::string& dbname, Env* env,
+                        const Options& options,
+                        const TableOptions& table_options,
+                        TableCache* table_cache, Iterator* iter,
+                        FileMetaData* meta) {
   meta->file_size = 0;
   iter->SeekToFirst();
   if (!iter->Valid()) return iter->status();  // nothing to write: no file
@@ -51,7 +60,7 @@ absl::Status BuildTable(const std::string& dbname, Env* env,
   if (!file.ok()) return file.status();
 
   absl::Status s;
-  TableBuilder builder(table_cache->table_options(), file->get());
+  TableBuilder builder(table_options, file->get());
   if (!meta->smallest.DecodeFrom(iter->key())) {
     s = absl::DataLossError(
         absl::StrCat(fname, ": input holds a malformed internal key"));

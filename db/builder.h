@@ -24,11 +24,19 @@ absl::Status FinishTable(const Options& options, TableCache* table_cache,
                          WritableFile* file, FileMetaData* meta);
 
 // Write the entries of *iter (internal keys in order, e.g. a memtable) to the
-// table file meta->number, with table_cache->table_options(). Fills
+// table file meta->number, with `table_options` (table_cache->table_options()
+// with this table's filter size, see filter_allocation.h). Fills
 // meta->file_size, smallest and largest; syncs and closes the file, then
 // checks that the table opens through `table_cache`. If *iter is empty, no
 // file is left behind and meta->file_size is 0. On any error (including an
 // error status of *iter) the file is removed and the error returned.
+absl::Status BuildTable(const std::string& dbname, Env* env,
+                        const Options& options,
+                        const TableOptions& table_options,
+                        TableCache* table_cache, Iterator* iter,
+                        FileMetaData* meta);
+
+// As above, with table_cache->table_options().
 absl::Status BuildTable(const std::string& dbname, Env* env,
                         const Options& options, TableCache* table_cache,
                         Iterator* iter, FileMetaData* meta);

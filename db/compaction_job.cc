@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/builder.h"
 #include "db/filename.h"
+#include "db/filter_allocation.h"
 #include "table/iterators.h"
 
 namespace sift {
@@ -24,7 +25,12 @@ CompactionJob::CompactionJob(const std::string& dbname, const Options& options,
       compaction_(compaction),
       smallest_snapshot_(smallest_snapshot),
       new_file_number_(std::move(new_file_number)),
-      shutting_down_(shutting_down) {}
+      shutting_down_(shutting_down),
+      table_options_([&] {
+        TableOptions t = table_cache->table_options();
+        t.filter_bits_per_key = FilterBitsForCompaction(options, *compaction);
+        return t;
+      }()) {}
 
 CompactionJob::~CompactionJob() {
   // Run always finishes or abandons its output; this only guards misuse.
@@ -60,8 +66,7 @@ absl::Status CompactionJob::OpenOutput() {
       env_->NewWritableFile(TableFileName(dbname_, out.number));
   if (!file.ok()) return file.status();
   outfile_ = *std::move(file);
-  builder_ = std::make_unique<TableBuilder>(table_cache_->table_options(),
-                                            outfile_.get());
+  builder_ = std::make_unique<TableBuilder>(table_options_, outfile_.get());
   return absl::OkStatus();
 }
 

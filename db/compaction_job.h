@@ -18,6 +18,7 @@
 #include "sift/env.h"
 #include "sift/options.h"
 #include "table/table_builder.h"
+#include "table/table_options.h"
 
 namespace sift {
 
@@ -121,6 +122,9 @@ class CompactionJob {
   const SequenceNumber smallest_snapshot_;
   const std::function<uint64_t()> new_file_number_;
   const std::atomic<bool>* const shutting_down_;
+  // The table cache's options with the outputs' filter size (all outputs of
+  // one job go to one level and share it; see filter_allocation.h).
+  const TableOptions table_options_;
   std::function<void()> interleave_hook_;
 
   // The output being written, if any.

@@ -3,16 +3,53 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "db/filter_report.h"
 #include "db/version.h"
+#include "filter/filter.h"
+#include "table/table.h"
+#include "table/table_properties.h"
 #include "util/logging.h"
 
 namespace sift {
 namespace {
 
 constexpr double kMiB = 1048576.0;
+
+// Per-level filter figures from the filters of the tables open now; a table
+// not yet opened is left out (reading it here would cost I/O).
+std::string FilterStatsText(DBState& state, const Version& current) {
+  std::vector<TableFilterFacts> facts;
+  int not_open = 0;
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    for (const auto& f : current.files(level)) {
+      const TableCache::TableRef ref =
+          state.table_cache->LookupOpenTable(f->number);
+      if (!ref.valid()) {
+        ++not_open;
+        continue;
+      }
+      TableFilterFacts t;
+      t.level = level;
+      t.entries = ref.table().properties().num_entries;
+      if (const FilterReader* filter = ref.table().filter();
+          filter != nullptr) {
+        t.has_filter = true;
+        t.filter = filter->info();
+      }
+      facts.push_back(t);
+    }
+  }
+  std::string out = FilterReportText(SummarizeFilters(facts));
+  if (not_open > 0) {
+    absl::StrAppend(&out, "  (", not_open,
+                    " tables not open yet are not counted)\n");
+  }
+  return out;
+}
 
 std::string StatsText(DBState& state) {
   std::shared_ptr<const Version> current;
@@ -53,6 +90,8 @@ std::string StatsText(DBState& state) {
                         filter_bytes / 1024.0, cs.micros / 1e6,
                         cs.bytes_read / kMiB, cs.bytes_written / kMiB));
   }
+
+  absl::StrAppend(&out, FilterStatsText(state, *current));
 
   const ReadStats rs = state.super_versions.Total();
   absl::StrAppend(

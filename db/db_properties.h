@@ -13,9 +13,12 @@ namespace sift {
 // The value of DB property `name` (see DB::GetProperty), or nullopt if the
 // name is unknown:
 //   sift.stats                     per-level table (files, bytes, filter
-//                                  memory, flush/compaction work) and the read
-//                                  stats with measured FPR and block reads per
-//                                  Get
+//                                  memory, flush/compaction work), per-level
+//                                  filters (bits/key as built, theoretical
+//                                  FPR, expected false positives per
+//                                  absent-key Get; open tables only) and the
+//                                  read stats with measured FPR and block
+//                                  reads per Get
 //   sift.num-files-at-level<N>     tables at level N
 //   sift.filter-memory-bytes       filter bytes held by open tables
 //   sift.sstables                  every live table by level

@@ -2,11 +2,13 @@
 
 #include <cassert>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "db/builder.h"
+#include "db/filter_allocation.h"
 #include "db/obsolete_files.h"
 
 namespace sift {
@@ -22,11 +24,26 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
   meta.number = table.number();
   std::unique_ptr<Iterator> iter = mem->NewIterator();
   const uint64_t entries = mem->NumEntries();
+  // The level is picked before the table is written: its filter is sized for
+  // it. Only the background thread changes the version, so it stays current
+  // while the mutex is released.
+  int level = 0;
+  iter->SeekToFirst();
+  if (base != nullptr && iter->Valid()) {
+    const std::string smallest(ExtractUserKey(iter->key()));
+    iter->SeekToLast();
+    level =
+        base->PickLevelForMemTableOutput(smallest, ExtractUserKey(iter->key()));
+  }
+  const std::shared_ptr<const Version> current = state.versions->current();
 
   absl::Status s;
   {
     state.mutex.Unlock();
-    s = BuildTable(state.dbname, state.env, state.options,
+    TableOptions table_options = state.table_cache->table_options();
+    table_options.filter_bits_per_key =
+        FilterBitsForFlush(state.options, *current, level, iter.get());
+    s = BuildTable(state.dbname, state.env, state.options, table_options,
                    state.table_cache.get(), iter.get(), &meta);
     if (s.ok() && meta.file_size > 0) {
       // The table's directory entry must be durable before a MANIFEST
@@ -36,12 +53,7 @@ absl::Status WriteMemTableToTable(DBState& state, MemTable* mem,
     state.mutex.Lock();
   }
 
-  int level = 0;
   if (s.ok() && meta.file_size > 0) {
-    if (base != nullptr) {
-      level = base->PickLevelForMemTableOutput(meta.smallest.user_key(),
-                                               meta.largest.user_key());
-    }
     edit->AddFile(level, meta);
     CompactionStats& stats = state.level_stats[level];
     stats.micros += state.env->NowMicros() - start_micros;

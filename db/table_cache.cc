@@ -222,6 +222,12 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
   return std::make_unique<PinnedTableIterator>(*std::move(ref), options);
 }
 
+TableCache::TableRef TableCache::LookupOpenTable(uint64_t file_number) const {
+  Cache::Handle* h = cache_->Lookup(CacheKey(file_number).view());
+  if (h == nullptr) return TableRef();
+  return TableRef(cache_.get(), h);
+}
+
 void TableCache::Evict(uint64_t file_number) {
   cache_->Erase(CacheKey(file_number).view());
 }

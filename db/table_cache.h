@@ -110,6 +110,10 @@ class TableCache {
                                         uint64_t file_number,
                                         uint64_t file_size);
 
+  // Table file_number if it is open right now, else a TableRef that is not
+  // valid(). Does not open the table (but counts as a use for the LRU order).
+  TableRef LookupOpenTable(uint64_t file_number) const;
+
   // Close table file_number once nobody uses it (its file is being deleted).
   void Evict(uint64_t file_number);
 

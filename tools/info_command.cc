@@ -1,6 +1,8 @@
 // kvtool info DB: the shape of a database read from its files (MANIFEST,
 // tables, logs) without opening it: levels, tables, bytes, key ranges, filter
-// memory, sequence numbers, live logs; optionally the engine's own sift.stats.
+// memory, per-level filter bits/key, FPR and expected false positives per
+// absent Get (db/filter_report.h, shared with sift.stats), sequence numbers,
+// live logs; optionally the engine's own sift.stats.
 
 #include <algorithm>
 #include <array>
@@ -12,6 +14,7 @@
 
 #include "absl/strings/str_format.h"
 #include "db/filename.h"
+#include "db/filter_report.h"
 #include "db/write_batch_internal.h"
 #include "filter/filter.h"
 #include "sift/db.h"
@@ -40,7 +43,8 @@ struct TableInfo {
   uint64_t filter_memory = 0;  // what the parsed filter holds in memory
   uint64_t filter_keys = 0;
   double filter_bits_per_key = 0;
-  std::string error;  // why the table could not be read
+  std::optional<FilterInfo> filter;  // the parsed filter's header, if any
+  std::string error;                 // why the table could not be read
 };
 
 struct LevelInfo {
@@ -87,6 +91,7 @@ TableInfo ReadTable(Env* env, const std::string& dbname, int level,
       t.filter_memory = (*filter)->MemoryUsage();
       t.filter_keys = (*filter)->info().num_keys;
       t.filter_bits_per_key = (*filter)->info().bits_per_key();
+      t.filter = (*filter)->info();
     } else if (t.error.empty()) {
       t.error = std::string(filter.status().message());
     }
@@ -126,6 +131,7 @@ struct InfoData {
   DirListing listing;
   std::vector<TableInfo> tables;
   std::array<LevelInfo, config::kNumLevels> levels;
+  FilterReport filters;  // per level, from the tables' filters
   LevelInfo total;
   std::vector<LogInfo> logs;
   SequenceNumber last_seq = 0;  // the larger of the MANIFEST's and the logs'
@@ -176,6 +182,18 @@ void CollectTables(Env* env, const std::string& dbname, InfoData* d) {
     d->total.entries += li.entries;
     d->total.filter_memory += li.filter_memory;
   }
+  std::vector<TableFilterFacts> facts;
+  for (const TableInfo& t : d->tables) {
+    // A table that could not be read has no known filter: counted as
+    // answering "maybe".
+    TableFilterFacts f;
+    f.level = t.level;
+    f.entries = t.entries;
+    f.has_filter = t.filter.has_value();
+    if (t.filter) f.filter = *t.filter;
+    facts.push_back(f);
+  }
+  d->filters = SummarizeFilters(facts);
 }
 
 // Read the live logs; the last sequence they and the MANIFEST reach.
@@ -201,11 +219,15 @@ void PrintInfoJson(const InfoArgs& args, const InfoData& d) {
   Json jl = Json::array();
   for (int level = 0; level < config::kNumLevels; ++level) {
     const LevelInfo& li = d.levels[level];
+    const LevelFilterReport& lf = d.filters.levels[level];
     Json j{{"level", level},
            {"files", li.files},
            {"bytes", li.bytes},
            {"entries", li.entries},
-           {"filter_memory_bytes", li.filter_memory}};
+           {"filter_memory_bytes", li.filter_memory},
+           {"filter_bits_per_key", lf.bits_per_key()},
+           {"filter_fpr_theory", lf.fpr},
+           {"false_positives_per_absent_get", lf.expected_false_positives}};
     if (li.files > 0) {
       j["smallest"] = ShowBytes(li.smallest, key_out);
       j["largest"] = ShowBytes(li.largest, key_out);
@@ -261,7 +283,9 @@ void PrintInfoJson(const InfoArgs& args, const InfoData& d) {
           {{"files", d.total.files},
            {"bytes", d.total.bytes},
            {"entries", d.total.entries},
-           {"filter_memory_bytes", d.total.filter_memory}}},
+           {"filter_memory_bytes", d.total.filter_memory},
+           {"false_positives_per_absent_get",
+            d.filters.expected_false_positives}}},
          {"lock_file_present", d.listing.has_lock}};
   if (args.tables) j["tables"] = std::move(jt);
   if (d.engine_stats) j["engine_stats"] = *d.engine_stats;
@@ -321,6 +345,7 @@ void PrintInfoText(const InfoArgs& args, const InfoData& d) {
   std::cout << absl::StrFormat("Total  %5d  %10.2f  %11.1f  %10d\n",
                                d.total.files, d.total.bytes / 1048576.0,
                                d.total.filter_memory / 1024.0, d.total.entries);
+  std::cout << "\n" << FilterReportText(d.filters);
   if (args.tables) {
     std::cout << "\ntables:\n";
     for (const TableInfo& t : d.tables) {

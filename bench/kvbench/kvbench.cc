@@ -30,6 +30,7 @@ int Fail(const absl::Status& s) {
 int Main(int argc, char** argv) {
   BenchConfig config;
   std::string filter_kind = "blocked";
+  std::string filter_allocation = "optimal";
   std::string compression = "none";
   std::string benchmarks = kDefaultWorkloads;
   std::string sweep_bits;
@@ -51,6 +52,11 @@ int Main(int argc, char** argv) {
                  "Filter bits per key (0: no filter)");
   app.add_option("--filter_kind", filter_kind, "Filter layout")
       ->check(CLI::IsMember({"none", "standard", "blocked", "binary_fuse"}));
+  app.add_option("--filter_allocation", filter_allocation,
+                 "How --bits_per_key (the average) is shared among tables: "
+                 "the same everywhere, or sized per level from the tree's "
+                 "shape (doc/filters.md)")
+      ->check(CLI::IsMember({"uniform", "optimal"}));
   app.add_option("--compression", compression, "Block compression")
       ->check(CLI::IsMember({"none", "snappy"}));
   app.add_option("--cache_size", config.cache_size,
@@ -97,6 +103,9 @@ int Main(int argc, char** argv) {
                   : filter_kind == "binary_fuse" ? FilterChoice::kBinaryFuse
                                                  : FilterChoice::kBlocked;
   if (config.bits_per_key <= 0) config.filter = FilterChoice::kNone;
+  config.filter_allocation = filter_allocation == "uniform"
+                                 ? FilterAllocation::kUniform
+                                 : FilterAllocation::kOptimal;
   if (config.bits_per_key < 0 || config.bits_per_key > 100) {
     std::fprintf(stderr, "kvbench: --bits_per_key must be in [0, 100]\n");
     return 2;
@@ -174,6 +183,19 @@ int Main(int argc, char** argv) {
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
     PrintReport(config, results, stdout);
+    if (std::optional<std::string> mem =
+            (*runner)->Property("sift.filter-memory-bytes")) {
+      std::printf("\nfilter memory (sift.filter-memory-bytes): %s bytes\n",
+                  mem->c_str());
+    }
+    if (std::optional<std::string> stats = (*runner)->Property("sift.stats")) {
+      // The per-level filter section of sift.stats.
+      const size_t begin = stats->find("Filters ");
+      const size_t end = stats->find("Read stats since open:");
+      if (begin != std::string::npos && end != std::string::npos) {
+        std::printf("%s", stats->substr(begin, end - begin).c_str());
+      }
+    }
   }
   return 0;
 }

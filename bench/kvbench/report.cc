@@ -28,8 +28,9 @@ std::string DescribeConfig(const BenchConfig& c) {
   std::string filter =
       c.filter == FilterChoice::kNone || c.bits_per_key <= 0
           ? "none"
-          : absl::StrFormat("%s %g bits/key", FilterChoiceName(c.filter),
-                            c.bits_per_key);
+          : absl::StrFormat("%s %g bits/key %s", FilterChoiceName(c.filter),
+                            c.bits_per_key,
+                            FilterAllocationName(c.filter_allocation));
   return absl::StrFormat(
       "keys %d x %d B, values %d B, reads %d, filter %s, compression %s, "
       "cache %s, write buffer %s, tables %s, threads %d, seed %d",
@@ -99,6 +100,7 @@ Json ConfigToJson(const BenchConfig& c) {
   j["value_size"] = c.value_size;
   j["filter_kind"] = FilterChoiceName(c.filter);
   j["bits_per_key"] = c.filter == FilterChoice::kNone ? 0.0 : c.bits_per_key;
+  j["filter_allocation"] = FilterAllocationName(c.filter_allocation);
   j["compression"] = c.compression == Compression::kNone ? "none" : "snappy";
   j["cache_size"] = c.cache_size;
   j["write_buffer_size"] = c.write_buffer_size;

@@ -63,6 +63,10 @@ FilterKind FilterKindOf(FilterChoice f) {
   return FilterKind::kBlockedBloom;
 }
 
+const char* FilterAllocationName(FilterAllocation a) {
+  return a == FilterAllocation::kUniform ? "uniform" : "optimal";
+}
+
 Options BenchConfig::MakeOptions() const {
   Options o;
   o.create_if_missing = true;
@@ -74,6 +78,7 @@ Options BenchConfig::MakeOptions() const {
     o.filter_bits_per_key = 0;
   } else {
     o.filter_bits_per_key = bits_per_key;
+    o.filter_allocation = filter_allocation;
     o.filter_kind = FilterKindOf(filter);
   }
   return o;

@@ -30,6 +30,8 @@ enum class FilterChoice { kNone, kStandard, kBlocked, kBinaryFuse };
 const char* FilterChoiceName(FilterChoice f);
 // The engine's kind for a choice other than kNone.
 FilterKind FilterKindOf(FilterChoice f);
+// "uniform" or "optimal".
+const char* FilterAllocationName(FilterAllocation a);
 
 // Everything a run is configured with (the command-line flags).
 struct BenchConfig {
@@ -39,6 +41,8 @@ struct BenchConfig {
   int value_size = 100;
   double bits_per_key = 10.0;
   FilterChoice filter = FilterChoice::kBlocked;
+  // How bits_per_key is shared among the tables (Options::filter_allocation).
+  FilterAllocation filter_allocation = FilterAllocation::kOptimal;
   Compression compression = Compression::kNone;
   size_t cache_size = 8 << 20;
   size_t write_buffer_size = 4 << 20;

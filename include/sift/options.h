@@ -33,6 +33,19 @@ enum class FilterKind : uint8_t {
   kBinaryFuse = 3,
 };
 
+// How the filter memory budget (Options::filter_bits_per_key on average) is
+// shared among the tables of the tree (doc/filters.md).
+enum class FilterAllocation : uint8_t {
+  // Every table gets filter_bits_per_key bits per key.
+  kUniform = 1,
+  // Each new table's filter is sized from the level it is written to and the
+  // tree's current shape so that the expected number of false positives per
+  // lookup of an absent key is minimal at the same total memory: the small
+  // runs an absent key probes (each level-0 table, the upper levels) get
+  // more bits per key, the large deepest level fewer.
+  kOptimal = 2,
+};
+
 // Options that control a whole database. Passed to DB::Open; copied, so the
 // caller may discard its Options after Open returns (but not `env`, see below).
 // DB::Open checks every field against its REQUIRES line and refuses a value
@@ -98,11 +111,23 @@ struct Options {
   // Default: 1000
   int max_open_files = 1000;
 
-  // Bloom filter size in bits per key of each table; fractional values are
-  // allowed. 0 writes tables without a filter.
+  // Bloom filter size in bits per key, on average over the tables of the
+  // tree (see filter_allocation); fractional values are allowed. 0 writes
+  // tables without a filter.
   // REQUIRES: 0 <= filter_bits_per_key <= 100 (not NaN)
   // Default: 10.0 (about 1% false positives)
   double filter_bits_per_key = 10.0;
+
+  // How filter_bits_per_key is shared among tables. kOptimal sizes each new
+  // table's filter from its level and the tree's shape at the time it is
+  // written, within 0..100 bits per key; tables keep the filter they were
+  // written with (a table moved to another level unchanged, or written when
+  // the tree was smaller, keeps its size until compaction rewrites it), so
+  // the memory of the whole tree follows the average closely but not
+  // exactly. Changing this (or filter_bits_per_key) on reopen affects only
+  // tables written afterwards. Ignored when filter_bits_per_key is 0.
+  // Default: FilterAllocation::kOptimal
+  FilterAllocation filter_allocation = FilterAllocation::kOptimal;
 
   // Serve table reads from read-only memory maps of the table files (where
   // the Env can map them): a block read is then a view into the page cache,

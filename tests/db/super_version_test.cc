@@ -58,6 +58,9 @@ TEST_F(SuperVersionTest, ReadersSeeTheLatestInstall) {
   EXPECT_TRUE(first.expired());
 }
 
+// Named for the TSan stage of the test command (*Concurrency*).
+using SuperVersionConcurrencyTest = SuperVersionTest;
+
 TEST_F(SuperVersionConcurrencyTest, IdleThreadsDoNotKeepStaleVersionsAlive) {
   std::weak_ptr<MemTable> first, second;
   Install(Make(&first));

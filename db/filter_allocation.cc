@@ -1,0 +1,203 @@
+#include "db/filter_allocation.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <set>
+
+#include "db/compaction.h"
+#include "db/version.h"
+#include "filter/bloom_math.h"
+#include "filter/fuse_math.h"
+#include "sift/iterator.h"
+
+namespace sift {
+namespace {
+
+constexpr double kLn2 = 0.69314718055994530942;
+
+// The false-positive rate of the blocked layout at `bits_per_key`: the
+// inverse of BitsPerKeyForFpr (decreasing in p), found by bisection on -ln p.
+double BlockedFprAt(double bits_per_key) {
+  double lo = 1e-9;  // -ln p: p just below 1
+  double hi = 60.0;  // p = e^-60, far beyond any bits/key in range
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (BitsPerKeyForFpr(FilterKind::kBlockedBloom, std::exp(-mid)) <
+        bits_per_key) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return std::exp(-(lo + hi) / 2);
+}
+
+// The runs of `version`, leaving out the tables numbered in `excluded`.
+RunShape ShapeWithout(const Version& version,
+                      const std::set<uint64_t>& excluded) {
+  RunShape shape;
+  for (const auto& f : version.files(0)) {
+    if (excluded.count(f->number) == 0) {
+      shape.level0.push_back(static_cast<double>(f->file_size));
+    }
+  }
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    for (const auto& f : version.files(level)) {
+      if (excluded.count(f->number) == 0) {
+        shape.levels[level] += static_cast<double>(f->file_size);
+      }
+    }
+  }
+  return shape;
+}
+
+}  // namespace
+
+double FilterFprDecay(FilterKind kind, double bits_per_key) {
+  switch (kind) {
+    case FilterKind::kStandardBloom:
+      // p = (1/2)^(b ln 2) at the optimal number of probes.
+      return kLn2 * kLn2;
+    case FilterKind::kBlockedBloom: {
+      const double lo = std::max(1.0, bits_per_key - 2);
+      const double hi = lo + 4;
+      return std::log(BlockedFprAt(lo) / BlockedFprAt(hi)) / (hi - lo);
+    }
+    case FilterKind::kBinaryFuse:
+      // p = 2^-w with w = b / kFuseLargeSizeFactor bits per fingerprint.
+      return kLn2 / kFuseLargeSizeFactor;
+  }
+  return kLn2 * kLn2;  // an out-of-range enum value: the standard law
+}
+
+std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
+                                       double avg_bits_per_key, double decay) {
+  assert(decay > 0);
+  const size_t n = run_sizes.size();
+  if (n == 0 || !(avg_bits_per_key > 0)) return std::vector<double>(n, 0.0);
+  const double avg = std::min(avg_bits_per_key, kMaxAllocatedBitsPerKey);
+  const double total = std::accumulate(run_sizes.begin(), run_sizes.end(), 0.0);
+  const double budget = avg * total;
+  std::vector<double> log_n(n);
+  for (size_t i = 0; i < n; ++i) {
+    assert(run_sizes[i] > 0);
+    log_n[i] = std::log(run_sizes[i]);
+  }
+
+  // Every run gets clamp((t - ln n_i) / decay) bits per key for the one
+  // threshold t that spends the budget; the bits spent grow with t.
+  auto bits_at = [&](double t, size_t i) {
+    return std::clamp((t - log_n[i]) / decay, 0.0, kMaxAllocatedBitsPerKey);
+  };
+  auto spent = [&](double t) {
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += run_sizes[i] * bits_at(t, i);
+    return sum;
+  };
+  const auto [min_log, max_log] =
+      std::minmax_element(log_n.begin(), log_n.end());
+  // Equal runs (a tree of one run, say) get the average exactly.
+  if (*min_log == *max_log) return std::vector<double>(n, avg);
+  double lo = *min_log;                                    // spends nothing
+  double hi = *max_log + kMaxAllocatedBitsPerKey * decay;  // spends the most
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + std::abs(hi)); ++i) {
+    const double mid = (lo + hi) / 2;
+    (spent(mid) < budget ? lo : hi) = mid;
+  }
+
+  // With the clamped runs known, solve the unclamped ones exactly:
+  //   sum_active n_i (t - ln n_i) / decay = budget - sum_at_max n_i * max.
+  const double t0 = (lo + hi) / 2;
+  double active_size = 0, active_log_mass = 0, fixed_spent = 0;
+  std::vector<bool> active(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double b = (t0 - log_n[i]) / decay;
+    if (b >= kMaxAllocatedBitsPerKey) {
+      fixed_spent += run_sizes[i] * kMaxAllocatedBitsPerKey;
+    } else if (b > 0) {
+      active[i] = true;
+      active_size += run_sizes[i];
+      active_log_mass += run_sizes[i] * log_n[i];
+    }
+  }
+  const double t =
+      active_size > 0
+          ? (decay * (budget - fixed_spent) + active_log_mass) / active_size
+          : t0;
+  std::vector<double> bits(n);
+  for (size_t i = 0; i < n; ++i) {
+    bits[i] = active[i] ? std::clamp((t - log_n[i]) / decay, 0.0,
+                                     kMaxAllocatedBitsPerKey)
+                        : bits_at(t0, i);
+  }
+  return bits;
+}
+
+RunShape ShapeOf(const Version& version) { return ShapeWithout(version, {}); }
+
+double FilterBitsForNewTable(const Options& options, const RunShape& shape,
+                             int level, double table_size) {
+  const double avg = options.filter_bits_per_key;
+  if (options.filter_allocation != FilterAllocation::kOptimal || avg <= 0) {
+    return avg;
+  }
+  std::vector<double> runs;
+  for (double size : shape.level0) {
+    if (size > 0) runs.push_back(size);
+  }
+  // An empty table is still a run to place; it weighs a byte.
+  const double new_size = std::max(table_size, 1.0);
+  size_t new_run = runs.size();
+  if (level == 0) runs.push_back(new_size);
+  for (int l = 1; l < config::kNumLevels; ++l) {
+    const double size = shape.levels[l] + (l == level ? new_size : 0.0);
+    if (size <= 0) continue;
+    if (l == level) new_run = runs.size();
+    runs.push_back(size);
+  }
+  const std::vector<double> bits =
+      AllocateFilterBits(runs, avg, FilterFprDecay(options.filter_kind, avg));
+  return bits[new_run];
+}
+
+double FilterBitsForFlush(const Options& options, const Version& current,
+                          int level, Iterator* mem_iter) {
+  if (options.filter_allocation != FilterAllocation::kOptimal ||
+      options.filter_bits_per_key <= 0) {
+    return options.filter_bits_per_key;
+  }
+  const RunShape shape = ShapeOf(current);
+  double table_size = 0;
+  if (!shape.level0.empty()) {
+    table_size =
+        std::accumulate(shape.level0.begin(), shape.level0.end(), 0.0) /
+        static_cast<double>(shape.level0.size());
+  } else {
+    for (mem_iter->SeekToFirst(); mem_iter->Valid(); mem_iter->Next()) {
+      table_size += static_cast<double>(mem_iter->key().size() +
+                                        mem_iter->value().size());
+    }
+  }
+  return FilterBitsForNewTable(options, shape, level, table_size);
+}
+
+double FilterBitsForCompaction(const Options& options,
+                               const Compaction& compaction) {
+  if (options.filter_allocation != FilterAllocation::kOptimal ||
+      options.filter_bits_per_key <= 0) {
+    return options.filter_bits_per_key;
+  }
+  std::set<uint64_t> inputs;
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : compaction.inputs(which)) inputs.insert(f->number);
+  }
+  const RunShape shape = ShapeWithout(*compaction.input_version(), inputs);
+  return FilterBitsForNewTable(
+      options, shape, compaction.level() + 1,
+      static_cast<double>(compaction.TotalInputBytes()));
+}
+
+}  // namespace sift

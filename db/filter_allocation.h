@@ -1,0 +1,84 @@
+#ifndef SIFT_DB_FILTER_ALLOCATION_H_
+#define SIFT_DB_FILTER_ALLOCATION_H_
+
+// Filter sizes per table under FilterAllocation::kOptimal (doc/filters.md).
+//
+// An absent-key Get probes one table per sorted run of the tree: every
+// level-0 table is a run of its own, every non-empty level >= 1 is one run.
+// With a filter whose false-positive rate falls as p(b) = e^(-c b) in its
+// bits per key b, the expected false positives per absent Get, sum_i p_i, are
+// minimal at fixed memory sum_i n_i b_i = N * avg when every p_i is
+// proportional to the run's entries n_i (Monkey, Dayan et al., SIGMOD 2017):
+//   b_i = avg + (H - ln n_i) / c,   H = sum_j n_j ln n_j / N.
+// Bits per key are kept within [0, kMaxAllocatedBitsPerKey]: a run that would
+// fall outside is held at the bound and the others share what remains of
+// the budget (the Karush-Kuhn-Tucker solution of the bounded problem).
+
+#include <array>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "db/dbformat.h"
+#include "sift/options.h"
+
+namespace sift {
+
+class Compaction;
+class Iterator;
+class Version;
+
+// The bounds of Options::filter_bits_per_key.
+inline constexpr double kMaxAllocatedBitsPerKey = 100.0;
+
+// c in p(b) ~ e^(-c b) for `kind` near `bits_per_key`: (ln 2)^2 for the
+// standard layout; for the blocked layout the secant slope of ln p over
+// [bits_per_key - 2, bits_per_key + 2] on its sizing curve
+// (BitsPerKeyForFpr), about 0.43 around 10 bits/key: a key's probes share
+// one cache line, so each added bit buys a little less.
+double FilterFprDecay(FilterKind kind, double bits_per_key);
+
+// Bits per key for each run of `run_sizes` (entries, or any unit
+// proportional to them) that minimize sum_i e^(-decay b_i) subject to
+// sum_i n_i b_i = avg_bits_per_key * sum_i n_i and 0 <= b_i <=
+// kMaxAllocatedBitsPerKey. Equal sizes give every run avg_bits_per_key.
+// REQUIRES: every size > 0; 0 <= avg_bits_per_key <= kMaxAllocatedBitsPerKey;
+// decay > 0.
+std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
+                                       double avg_bits_per_key, double decay);
+
+// The sorted runs of a tree by level, sized in file bytes (tables do not
+// record their entry count in the MANIFEST; at one key and value size,
+// bytes are proportional to entries).
+struct RunShape {
+  std::vector<double> level0;                       // one run per level-0 table
+  std::array<double, config::kNumLevels> levels{};  // [0] unused
+};
+
+// The runs of `version`.
+RunShape ShapeOf(const Version& version);
+
+// Bits per key for a table of `table_size` bytes about to be written to
+// `level` of a tree shaped `shape` (which does not hold it yet): the
+// allocation of `shape` with the new table counted, as a run of its own at
+// level 0 or as part of its level otherwise. Under kUniform (or without
+// filters) options.filter_bits_per_key.
+double FilterBitsForNewTable(const Options& options, const RunShape& shape,
+                             int level, double table_size);
+
+// Bits per key for the table a flush writes from the memtable entries of
+// *mem_iter to `level` of `current`. The table's size is estimated as the
+// mean of the level-0 tables (flushes of equal memtables make tables of
+// about equal size) or, with level 0 empty, as the key and value bytes of
+// the entries (read through *mem_iter, whose position is left anywhere).
+double FilterBitsForFlush(const Options& options, const Version& current,
+                          int level, Iterator* mem_iter);
+
+// Bits per key for the outputs of `compaction`: the shape of its input
+// version after the compaction, its inputs gone and their bytes added to
+// the output level.
+double FilterBitsForCompaction(const Options& options,
+                               const Compaction& compaction);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_FILTER_ALLOCATION_H_

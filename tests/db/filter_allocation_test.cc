@@ -1,0 +1,191 @@
+// The Monkey allocation of filter bits over sorted runs (db/filter_allocation)
+// and the report of filters as built (db/filter_report).
+
+#include "db/filter_allocation.h"
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "db/filter_report.h"
+#include "filter/bloom_math.h"
+#include "gtest/gtest.h"
+
+namespace sift {
+namespace {
+
+constexpr double kLn2Squared = 0.69314718055994530942 * 0.69314718055994530942;
+
+double Spent(const std::vector<double>& sizes,
+             const std::vector<double>& bits) {
+  double sum = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) sum += sizes[i] * bits[i];
+  return sum;
+}
+
+double Total(const std::vector<double>& sizes) {
+  return std::accumulate(sizes.begin(), sizes.end(), 0.0);
+}
+
+TEST(FilterAllocationTest, UniformShapeGivesUniformBits) {
+  const std::vector<double> sizes(5, 4e6);
+  const std::vector<double> bits = AllocateFilterBits(sizes, 10.0, 0.45);
+  ASSERT_EQ(bits.size(), sizes.size());
+  for (double b : bits) EXPECT_NEAR(b, 10.0, 1e-9);
+  // A single run (an empty tree's first table): the setting itself.
+  EXPECT_EQ(AllocateFilterBits({123456.0}, 10.0, 0.45)[0], 10.0);
+}
+
+TEST(FilterAllocationTest, PreservesTheBudgetAndMakesFprProportionalToSize) {
+  // Three level-0 tables, level 1 and level 2 of a 1M-key tree, in MiB.
+  const std::vector<double> sizes = {3.3, 3.3, 3.3, 12, 95};
+  for (double decay : {kLn2Squared, 0.43}) {
+    const std::vector<double> bits = AllocateFilterBits(sizes, 10.0, decay);
+    EXPECT_NEAR(Spent(sizes, bits), 10.0 * Total(sizes), 1e-9 * Total(sizes));
+    // p_i = e^(-c b_i) proportional to n_i: p_i / n_i is the same for all.
+    const double ratio0 = std::exp(-decay * bits[0]) / sizes[0];
+    for (size_t i = 1; i < sizes.size(); ++i) {
+      EXPECT_NEAR(std::exp(-decay * bits[i]) / sizes[i] / ratio0, 1.0, 1e-9)
+          << i;
+    }
+    // The closed form: b_i = avg + (H - ln n_i) / c.
+    double h = 0;
+    for (double n : sizes) h += n * std::log(n);
+    h /= Total(sizes);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      EXPECT_NEAR(bits[i], 10.0 + (h - std::log(sizes[i])) / decay, 1e-9);
+    }
+    // Small runs get more than the average, the largest less.
+    EXPECT_GT(bits[0], bits[3]);
+    EXPECT_GT(bits[3], 10.0);
+    EXPECT_LT(bits[4], 10.0);
+  }
+}
+
+TEST(FilterAllocationTest, LowersTheSumOfFalsePositiveRates) {
+  const std::vector<double> sizes = {1, 1, 1, 1, 10, 100, 1000};
+  const double decay = kLn2Squared;
+  const std::vector<double> bits = AllocateFilterBits(sizes, 8.0, decay);
+  double optimal = 0;
+  for (double b : bits) optimal += std::exp(-decay * b);
+  const double uniform = sizes.size() * std::exp(-decay * 8.0);
+  EXPECT_LT(optimal, 0.5 * uniform);
+}
+
+TEST(FilterAllocationTest, RunsThatWouldGoBelowZeroGetZero) {
+  // Ten small runs and one large at half a bit per key: unclamped, the large
+  // run would get -1.6 bits per key.
+  std::vector<double> sizes(10, 1.0);
+  sizes.push_back(20.0);
+  const std::vector<double> bits = AllocateFilterBits(sizes, 0.5, kLn2Squared);
+  EXPECT_EQ(bits[10], 0.0);
+  // The whole budget, 15 bits, goes to the ten small runs.
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(bits[i], 1.5, 1e-9);
+  EXPECT_NEAR(Spent(sizes, bits), 0.5 * Total(sizes), 1e-9);
+}
+
+TEST(FilterAllocationTest, RunsAboveTheMaximumAreCappedAndTheRestResolved) {
+  // A one-key run next to a huge one would want ~130 bits per key.
+  const std::vector<double> sizes = {1.0, 1e25, 1e25};
+  const std::vector<double> bits = AllocateFilterBits(sizes, 10.0, kLn2Squared);
+  EXPECT_EQ(bits[0], kMaxAllocatedBitsPerKey);
+  EXPECT_NEAR(bits[1], bits[2], 1e-9);
+  EXPECT_NEAR(Spent(sizes, bits) / (10.0 * Total(sizes)), 1.0, 1e-12);
+}
+
+TEST(FilterAllocationTest, NoBudgetNoBits) {
+  EXPECT_EQ(AllocateFilterBits({1.0, 2.0}, 0.0, kLn2Squared),
+            std::vector<double>(2, 0.0));
+  EXPECT_TRUE(AllocateFilterBits({}, 10.0, kLn2Squared).empty());
+  // All at the maximum: nothing else is possible.
+  EXPECT_EQ(AllocateFilterBits({1.0, 5.0}, 100.0, kLn2Squared),
+            std::vector<double>(2, 100.0));
+}
+
+TEST(FilterAllocationTest, DecayOfEachLayout) {
+  EXPECT_DOUBLE_EQ(FilterFprDecay(FilterKind::kStandardBloom, 10), kLn2Squared);
+  // The blocked layout's rate falls a little slower per bit than the
+  // standard one's; the decay matches its sizing curve.
+  const double c = FilterFprDecay(FilterKind::kBlockedBloom, 10);
+  EXPECT_GT(c, 0.38);
+  EXPECT_LT(c, kLn2Squared);
+  const double p8 = 1e-2;
+  const double b8 = BitsPerKeyForFpr(FilterKind::kBlockedBloom, p8);
+  const double b12 = BitsPerKeyForFpr(FilterKind::kBlockedBloom, p8 / 10);
+  EXPECT_NEAR(std::log(10.0) / (b12 - b8), c, 0.03);
+}
+
+TEST(FilterAllocationTest, NewTableBitsFollowItsLevel) {
+  Options options;
+  options.filter_bits_per_key = 10;
+  options.filter_kind = FilterKind::kBlockedBloom;
+  RunShape shape;
+  shape.level0 = {3e6, 3e6};
+  shape.levels[1] = 12e6;
+  shape.levels[2] = 95e6;
+
+  const double l0 = FilterBitsForNewTable(options, shape, 0, 3e6);
+  const double l1 = FilterBitsForNewTable(options, shape, 1, 2e6);
+  const double l2 = FilterBitsForNewTable(options, shape, 2, 2e6);
+  EXPECT_GT(l0, l1);
+  EXPECT_GT(l1, 10.0);
+  EXPECT_LT(l2, 10.0);
+
+  // The same as the allocation of the shape with the table counted.
+  const double decay = FilterFprDecay(FilterKind::kBlockedBloom, 10);
+  EXPECT_NEAR(l0, AllocateFilterBits({3e6, 3e6, 3e6, 12e6, 95e6}, 10, decay)[2],
+              1e-9);
+  EXPECT_NEAR(l2, AllocateFilterBits({3e6, 3e6, 12e6, 97e6}, 10, decay)[3],
+              1e-9);
+
+  // A table that is the whole tree gets the average.
+  EXPECT_NEAR(FilterBitsForNewTable(options, RunShape(), 3, 1e6), 10.0, 1e-9);
+
+  options.filter_allocation = FilterAllocation::kUniform;
+  EXPECT_EQ(FilterBitsForNewTable(options, shape, 0, 3e6), 10.0);
+  options.filter_allocation = FilterAllocation::kOptimal;
+  options.filter_bits_per_key = 0;
+  EXPECT_EQ(FilterBitsForNewTable(options, shape, 0, 3e6), 0.0);
+}
+
+TEST(FilterReportTest, SumsLevelZeroTablesAndWeighsDeeperTables) {
+  auto facts = [](int level, uint64_t keys, double bits_per_key) {
+    TableFilterFacts t;
+    t.level = level;
+    t.entries = keys;
+    t.has_filter = true;
+    t.filter.kind = static_cast<uint8_t>(FilterKind::kStandardBloom);
+    t.filter.known = true;
+    t.filter.num_keys = keys;
+    t.filter.num_bits = static_cast<uint64_t>(bits_per_key * keys);
+    t.filter.num_probes = StandardNumProbes(bits_per_key);
+    return t;
+  };
+  std::vector<TableFilterFacts> tables = {
+      facts(0, 1000, 16), facts(0, 1000, 16), facts(1, 3000, 12),
+      facts(1, 1000, 8)};
+  TableFilterFacts no_filter;
+  no_filter.level = 2;
+  no_filter.entries = 5000;
+  tables.push_back(no_filter);
+
+  const FilterReport r = SummarizeFilters(tables);
+  const double p16 = StandardFpr(16000, 1000, StandardNumProbes(16));
+  const double p12 = StandardFpr(36000, 3000, StandardNumProbes(12));
+  const double p8 = StandardFpr(8000, 1000, StandardNumProbes(8));
+  EXPECT_EQ(r.levels[0].tables, 2);
+  EXPECT_DOUBLE_EQ(r.levels[0].bits_per_key(), 16.0);
+  EXPECT_NEAR(r.levels[0].fpr, p16, 1e-12);
+  EXPECT_NEAR(r.levels[0].expected_false_positives, 2 * p16, 1e-12);
+  EXPECT_DOUBLE_EQ(r.levels[1].bits_per_key(), 11.0);
+  EXPECT_NEAR(r.levels[1].fpr, (3 * p12 + p8) / 4, 1e-12);
+  // A table without a filter reads a block on every probe.
+  EXPECT_EQ(r.levels[2].fpr, 1.0);
+  EXPECT_NEAR(r.expected_false_positives, 2 * p16 + (3 * p12 + p8) / 4 + 1.0,
+              1e-12);
+  EXPECT_NE(FilterReportText(r).find("Expected false positives"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace sift
