@@ -176,8 +176,11 @@ TEST(FuseFilterTest, NoFalseNegativesUpToAMillion) {
     uint64_t misses = 0;
     for (uint64_t i = 0; i < n; ++i) misses += !r->KeyMayMatch(keys.Next());
     EXPECT_EQ(misses, 0u) << "w " << w;
-    // The space the paper promises for large n: 1.125 slots per key.
-    EXPECT_NEAR(r->info().bits_per_key() / w, 1.125, 0.01) << "w " << w;
+    // The space the paper promises for large n: 1.125 slots per key (a
+    // sanitized run's 200,000 keys pay the small-n size factor, ~1.17).
+    if (n == 1000000) {
+      EXPECT_NEAR(r->info().bits_per_key() / w, 1.125, 0.01) << "w " << w;
+    }
   }
 }
 
