@@ -84,6 +84,11 @@ struct Table::Rep {
   // Verify and parse the properties, index and filter blocks of `tail`.
   absl::Status LoadMetaBlocks(const Tail& tail);
 
+  // The data block handle an index entry's value holds, checked to lie
+  // inside the data blocks.
+  absl::Status DecodeDataHandle(std::string_view index_value,
+                                BlockHandle* handle) const;
+
   // The data block named by an index entry's value: from the block cache, or
   // read (and cached unless !fill_cache). Counts into *stats if not nullptr.
   absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
@@ -100,22 +105,28 @@ struct Table::Rep {
       absl::FunctionRef<absl::Status(const Block&)> fn) const;
 };
 
+absl::Status Table::Rep::DecodeDataHandle(std::string_view index_value,
+                                          BlockHandle* handle) const {
+  std::string_view input = index_value;
+  uint64_t end;
+  if (!handle->DecodeFrom(&input) || !input.empty() ||
+      !handle->EndWithTrailer(&end) || end > data_end) {
+    return Corruption("bad data block handle in the index");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Table::Rep::WithDataBlock(
     const ReadOptions& ro, std::string_view index_value,
     uint32_t index_entry_offset, ReadStats* stats,
     absl::FunctionRef<absl::Status(const Block&)> fn) const {
   if (stable_reads) {
     BlockHandle handle;
-    std::string_view input = index_value;
-    uint64_t end;
-    if (!handle.DecodeFrom(&input) || !input.empty() ||
-        !handle.EndWithTrailer(&end) || end > data_end) {
-      return Corruption("bad data block handle in the index");
-    }
+    absl::Status s = DecodeDataHandle(index_value, &handle);
+    if (!s.ok()) return s;
     const size_t n = static_cast<size_t>(handle.size);
     std::string_view stored;
-    absl::Status s =
-        file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr);
+    s = file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr);
     if (!s.ok()) return s;
     if (stored.size() == n + kBlockTrailerSize &&
         static_cast<BlockCompression>(stored[n]) == BlockCompression::kNone) {
@@ -146,11 +157,8 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
                                                   std::string_view index_value,
                                                   ReadStats* stats) const {
   BlockHandle handle;
-  std::string_view input = index_value;
-  uint64_t end;
-  if (!handle.DecodeFrom(&input) || !input.empty() ||
-      !handle.EndWithTrailer(&end) || end > data_end) {
-    return Corruption("bad data block handle in the index");
+  if (absl::Status s = DecodeDataHandle(index_value, &handle); !s.ok()) {
+    return s;
   }
   Cache* const cache = options.block_cache;
   char cache_key[16];
