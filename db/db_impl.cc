@@ -121,11 +121,14 @@ std::vector<absl::Status> DBImpl::MultiGet(
   SuperVersionPublisher::Lease sv(&state_.super_versions, &state_.mutex);
   const SequenceNumber sequence = ReadSequence(options);  // as in Get
 
-  // Sorted by key, so that the lookups of one table are adjacent.
+  // Sorted in the user comparator's order, as Version::MultiGet requires:
+  // the lookups of one table are a run, and a level is walked once.
+  const Comparator* ucmp = state_.icmp.user_comparator();
   std::vector<uint32_t> order(keys.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return ucmp->Compare(keys[a], keys[b]) < 0;
+  });
   std::deque<LookupKey> lookup_keys;
   std::vector<Version::BatchLookup> lookups;
   lookups.reserve(keys.size());

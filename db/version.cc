@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "filter/filter.h"
 #include "table/iterators.h"
 #include "util/coding.h"
 
@@ -146,13 +147,16 @@ namespace {
 enum class Outcome { kNotHere, kFound, kDeleted };
 
 // Look the key up in one table (of file `f`). kNotHere: the search goes on
-// to older tables. kFound sets *value.
+// to older tables. kFound sets *value. `filter_key` is the key's user key,
+// hashed once for every table the lookup probes.
 absl::Status ProbeTable(const Table& table, const FileMetaData& f,
                         const Comparator* ucmp, const ReadOptions& options,
-                        const LookupKey& key, std::string* value,
-                        Outcome* outcome, ReadStats* stats) {
-  if (stats != nullptr) ++stats->tables_probed;
+                        const LookupKey& key, FilterKeyHash* filter_key,
+                        std::string* value, Outcome* outcome,
+                        ReadStats* stats) {
+  ++stats->tables_probed;
   *outcome = Outcome::kNotHere;
+  if (!table.FilterMayMatch(filter_key, stats)) return absl::OkStatus();
   bool malformed = false;
   const std::string_view user_key = key.user_key();
   auto handle = [&](std::string_view found_key, std::string_view found_value) {
@@ -172,7 +176,8 @@ absl::Status ProbeTable(const Table& table, const FileMetaData& f,
     }
     return true;
   };
-  absl::Status s = table.Get(options, key.internal_key(), handle, stats);
+  absl::Status s =
+      table.GetAfterFilter(options, key.internal_key(), handle, stats);
   if (s.ok() && malformed) {
     return absl::DataLossError(absl::StrFormat(
         "table %06d.sst holds a malformed internal key", f.number));
@@ -191,17 +196,51 @@ bool InRange(const Comparator* ucmp, std::string_view user_key,
          ucmp->Compare(user_key, f.largest.user_key()) <= 0;
 }
 
+// FindFile for a key known to be at or after every file before `from`: the
+// keys of a sorted batch walk a level once. Gallops from `from`, so a key in
+// the next file or two costs a compare or two instead of a binary search.
+size_t FindFileFrom(const InternalKeyComparator& icmp, const FileList& files,
+                    size_t from, std::string_view internal_key) {
+  auto before = [&](size_t i) {  // file i ends before the key
+    return icmp.Compare(files[i]->largest.Encode(), internal_key) < 0;
+  };
+  size_t lo = from;
+  size_t step = 1;
+  size_t hi = from;
+  // Invariant: files before lo end before the key.
+  while (hi < files.size() && before(hi)) {
+    lo = hi + 1;
+    hi = lo + step;
+    step *= 2;
+  }
+  hi = std::min(hi, files.size());
+  // Files at or after hi (if hi < size) end at or after the key.
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (before(mid)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 }  // namespace
 
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           std::string* value, ReadStats* stats) const {
+  ReadStats ignored;
+  if (stats == nullptr) stats = &ignored;
   const Comparator* ucmp = icmp_->user_comparator();
   const std::string_view user_key = key.user_key();
+  FilterKeyHash filter_key(user_key);
   auto probe = [&](const FileMetaData& f, Outcome* outcome) -> absl::Status {
     TableCache::TableRef ref;
     absl::StatusOr<const Table*> table = table_cache_->GetTable(f, &ref);
     if (!table.ok()) return table.status();
-    return ProbeTable(**table, f, ucmp, options, key, value, outcome, stats);
+    return ProbeTable(**table, f, ucmp, options, key, &filter_key, value,
+                      outcome, stats);
   };
 
   // Level 0: files may overlap; the newest (highest number, last in the
@@ -233,13 +272,21 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
 void Version::MultiGet(const ReadOptions& options,
                        absl::Span<BatchLookup> lookups,
                        ReadStats* stats) const {
+  ReadStats ignored;
+  if (stats == nullptr) stats = &ignored;
   const Comparator* ucmp = icmp_->user_comparator();
+  // Each key is hashed once for every filter it meets.
+  std::vector<FilterKeyHash> filter_keys;
+  filter_keys.reserve(lookups.size());
+  for (const BatchLookup& l : lookups) {
+    filter_keys.emplace_back(l.key->user_key());
+  }
   // One round: the lookups still open that a set of disjoint tables (one
   // level-0 table, or a whole deeper level) may answer. Every lookup's table
   // is found and its filter line prefetched first, then they are probed one
   // by one, so the filters' cache misses overlap across the round.
   struct Probe {
-    BatchLookup* lookup;
+    size_t lookup;  // index into lookups and filter_keys
     const FileMetaData* file;
     const Table* table;
   };
@@ -251,61 +298,76 @@ void Version::MultiGet(const ReadOptions& options,
       absl::StatusOr<const Table*> table =
           table_cache_->GetTable(*p.file, &ref);
       if (!table.ok()) {
-        *p.lookup->status = table.status();
-        p.lookup->done = true;
+        *lookups[p.lookup].status = table.status();
+        lookups[p.lookup].done = true;
         continue;
       }
       p.table = *table;
       if (ref.valid()) refs.push_back(std::move(ref));
-      p.table->PrefetchFilter(p.lookup->key->internal_key());
+      p.table->PrefetchFilter(&filter_keys[p.lookup]);
     }
     for (const Probe& p : round) {
-      if (p.lookup->done) continue;  // its table could not be opened
+      BatchLookup& l = lookups[p.lookup];
+      if (l.done) continue;  // its table could not be opened
       Outcome outcome;
       absl::Status s =
-          ProbeTable(*p.table, *p.file, ucmp, options, *p.lookup->key,
-                     p.lookup->value, &outcome, stats);
+          ProbeTable(*p.table, *p.file, ucmp, options, *l.key,
+                     &filter_keys[p.lookup], l.value, &outcome, stats);
       if (!s.ok()) {
-        *p.lookup->status = s;
-        p.lookup->done = true;
+        *l.status = s;
+        l.done = true;
       } else if (outcome != Outcome::kNotHere) {
-        *p.lookup->status = Answer(outcome);
-        p.lookup->done = true;
+        *l.status = Answer(outcome);
+        l.done = true;
       }
     }
     round.clear();
     refs.clear();
   };
 
-  // Level 0, newest first: each table is a round of the lookups in its range.
+  // Level 0, newest first: each table is a round of the lookups in its range
+  // (a run of the sorted batch).
   const FileList& level0 = files_[0];
   for (auto it = level0.rbegin(); it != level0.rend(); ++it) {
-    for (BatchLookup& l : lookups) {
-      if (!l.done && InRange(ucmp, l.key->user_key(), **it)) {
-        round.push_back(Probe{&l, it->get(), nullptr});
-      }
+    const FileMetaData& f = **it;
+    const std::string_view smallest = f.smallest.user_key();
+    const std::string_view largest = f.largest.user_key();
+    size_t i = std::partition_point(lookups.begin(), lookups.end(),
+                                    [&](const BatchLookup& l) {
+                                      return ucmp->Compare(l.key->user_key(),
+                                                           smallest) < 0;
+                                    }) -
+               lookups.begin();
+    for (; i < lookups.size() &&
+           ucmp->Compare(lookups[i].key->user_key(), largest) <= 0;
+         ++i) {
+      if (!lookups[i].done) round.push_back(Probe{i, &f, nullptr});
     }
     run_round();
   }
 
-  // Deeper levels: at most one table per lookup; a level is a round.
+  // Deeper levels: at most one table per lookup; a level is a round, found
+  // by one walk of the level's files in key order.
   for (int level = 1; level < config::kNumLevels; ++level) {
     const FileList& files = files_[level];
     if (files.empty()) continue;
-    for (BatchLookup& l : lookups) {
+    size_t index = 0;
+    for (size_t i = 0; i < lookups.size(); ++i) {
+      const BatchLookup& l = lookups[i];
       if (l.done) continue;
-      const size_t index = FindFile(*icmp_, files, l.key->internal_key());
-      if (index < files.size() &&
-          ucmp->Compare(l.key->user_key(), files[index]->smallest.user_key()) >=
-              0) {
-        round.push_back(Probe{&l, files[index].get(), nullptr});
+      index = FindFileFrom(*icmp_, files, index, l.key->internal_key());
+      if (index >= files.size()) break;  // this and every later key
+      if (ucmp->Compare(l.key->user_key(), files[index]->smallest.user_key()) >=
+          0) {
+        round.push_back(Probe{i, files[index].get(), nullptr});
       }
     }
     run_round();
   }
+  const absl::Status not_found = absl::NotFoundError("key not found");
   for (BatchLookup& l : lookups) {
     if (!l.done) {
-      *l.status = absl::NotFoundError("key not found");
+      *l.status = not_found;  // shares one representation
       l.done = true;
     }
   }

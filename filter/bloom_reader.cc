@@ -74,14 +74,14 @@ class StandardBloomReader final : public BloomReaderBase {
   explicit StandardBloomReader(const FilterContents& contents)
       : BloomReaderBase(contents, contents.info.num_bits) {}
 
-  bool KeyMayMatch(std::string_view key) const override {
-    return StandardMayContain(Hash64(key, seed_), num_probes_, range_,
+  bool MayMatch(FilterKeyHash* key) const override {
+    return StandardMayContain(key->ForSeed(seed_), num_probes_, range_,
                               words_.data());
   }
   // The first probe's word: an absent key usually stops there or at the
   // second.
-  void Prefetch(std::string_view key) const override {
-    ForEachStandardProbe(Hash64(key, seed_), 1, range_, [this](uint64_t bit) {
+  void Prefetch(FilterKeyHash* key) const override {
+    ForEachStandardProbe(key->ForSeed(seed_), 1, range_, [this](uint64_t bit) {
       __builtin_prefetch(words_.data() + (bit >> 6));
       return false;
     });
@@ -93,14 +93,14 @@ class BlockedBloomReader final : public BloomReaderBase {
   explicit BlockedBloomReader(const FilterContents& contents)
       : BloomReaderBase(contents, contents.info.num_bits / kFilterLineBits) {}
 
-  bool KeyMayMatch(std::string_view key) const override {
-    return BlockedMayContain(Hash64(key, seed_), num_probes_, range_,
+  bool MayMatch(FilterKeyHash* key) const override {
+    return BlockedMayContain(key->ForSeed(seed_), num_probes_, range_,
                              words_.data());
   }
   // Every probe of a key is in one line.
-  void Prefetch(std::string_view key) const override {
+  void Prefetch(FilterKeyHash* key) const override {
     __builtin_prefetch(words_.data() +
-                       BlockedLine(Hash64(key, seed_), range_) * kLineWords);
+                       BlockedLine(key->ForSeed(seed_), range_) * kLineWords);
   }
 };
 
@@ -108,7 +108,7 @@ class BlockedBloomReader final : public BloomReaderBase {
 class UnknownFilterReader final : public FilterReader {
  public:
   explicit UnknownFilterReader(const FilterInfo& info) : info_(info) {}
-  bool KeyMayMatch(std::string_view) const override { return true; }
+  bool MayMatch(FilterKeyHash*) const override { return true; }
   FilterInfo info() const override { return info_; }
   size_t MemoryUsage() const override { return sizeof(*this); }
   double FillRatio() const override { return 0.0; }

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "sift/options.h"
+#include "util/hash.h"
 
 namespace sift {
 
@@ -85,6 +86,34 @@ class FilterBuilder {
   virtual std::string Finish() = 0;
 };
 
+// The hash a filter query of one key starts from, Hash64(key, seed),
+// computed once per seed. Every table of a database is built with the same
+// seed, so a lookup that probes the filters of several tables (and a batch
+// that prefetches before it probes) hashes its key once instead of twice per
+// table.
+//
+// Holds a view of the key: it lives for one lookup, inside the call that
+// owns the key. Not thread-safe (it caches).
+class FilterKeyHash {
+ public:
+  explicit FilterKeyHash(std::string_view key) : key_(key) {}
+
+  uint64_t ForSeed(uint64_t seed) {
+    if (!valid_ || seed != seed_) {
+      hash_ = Hash64(key_, seed);
+      seed_ = seed;
+      valid_ = true;
+    }
+    return hash_;
+  }
+
+ private:
+  std::string_view key_;
+  uint64_t seed_ = 0;
+  uint64_t hash_ = 0;
+  bool valid_ = false;
+};
+
 // A parsed filter, owning its bit array.
 //
 // Thread safety: const methods are safe for concurrent use.
@@ -99,12 +128,20 @@ class FilterReader {
   static absl::StatusOr<std::unique_ptr<FilterReader>> Parse(
       std::string_view serialized);
 
-  // False only if `key` was certainly not added. Never a false negative.
-  virtual bool KeyMayMatch(std::string_view key) const = 0;
-  // Start loading the memory KeyMayMatch(key) will read, without waiting
-  // for it: a batch of lookups prefetches every key's line before probing
-  // any, so the cache misses overlap. A hint only. Default: nothing.
-  virtual void Prefetch(std::string_view key) const { (void)key; }
+  // False only if the key was certainly not added. Never a false negative.
+  virtual bool MayMatch(FilterKeyHash* key) const = 0;
+  bool KeyMayMatch(std::string_view key) const {
+    FilterKeyHash hash(key);
+    return MayMatch(&hash);
+  }
+  // Start loading the memory MayMatch(key) will read, without waiting for
+  // it: a batch of lookups prefetches every key's line before probing any,
+  // so the cache misses overlap. A hint only. Default: nothing.
+  virtual void Prefetch(FilterKeyHash* key) const { (void)key; }
+  void Prefetch(std::string_view key) const {
+    FilterKeyHash hash(key);
+    Prefetch(&hash);
+  }
   virtual FilterInfo info() const = 0;
   // Bytes of memory the reader holds (bit array and object).
   virtual size_t MemoryUsage() const = 0;

@@ -81,16 +81,16 @@ class FuseReader final : public FuseReaderBase {
  public:
   using FuseReaderBase::FuseReaderBase;
 
-  bool KeyMayMatch(std::string_view key) const override {
-    const uint64_t g = FuseRemix(Hash64(key, seed_), attempt_);
+  bool MayMatch(FilterKeyHash* key) const override {
+    const uint64_t g = FuseRemix(key->ForSeed(seed_), attempt_);
     const FuseSlots s = FuseSlotsOf(g, range_, segment_length_log2_);
     return (Load(s.slot[0]) ^ Load(s.slot[1]) ^ Load(s.slot[2])) ==
            FuseFingerprint(g, fingerprint_mask_);
   }
 
   // The three slots' bytes, one segment apart: three cache lines.
-  void Prefetch(std::string_view key) const override {
-    const uint64_t g = FuseRemix(Hash64(key, seed_), attempt_);
+  void Prefetch(FilterKeyHash* key) const override {
+    const uint64_t g = FuseRemix(key->ForSeed(seed_), attempt_);
     const FuseSlots s = FuseSlotsOf(g, range_, segment_length_log2_);
     for (uint64_t slot : s.slot) {
       __builtin_prefetch(array() + slot * fingerprint_bits_ / 8);
@@ -112,7 +112,7 @@ class FuseReader final : public FuseReaderBase {
 class EmptyFuseReader final : public FuseReaderBase {
  public:
   using FuseReaderBase::FuseReaderBase;
-  bool KeyMayMatch(std::string_view) const override { return false; }
+  bool MayMatch(FilterKeyHash*) const override { return false; }
 };
 
 }  // namespace

@@ -324,16 +324,31 @@ absl::Status Table::Get(
     const ReadOptions& options, std::string_view key,
     absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
     ReadStats* stats) const {
+  ReadStats ignored;
+  if (stats == nullptr) stats = &ignored;
+  FilterKeyHash filter_key(rep_->FilterKey(key));
+  if (!FilterMayMatch(&filter_key, stats)) return absl::OkStatus();
+  return GetAfterFilter(options, key, handle, stats);
+}
+
+bool Table::FilterMayMatch(FilterKeyHash* filter_key, ReadStats* stats) const {
+  const FilterReader* filter = rep_->filter.get();
+  if (filter == nullptr) return true;
+  if (!filter->MayMatch(filter_key)) {
+    stats->filter_negatives++;
+    return false;
+  }
+  stats->filter_positives++;
+  return true;
+}
+
+absl::Status Table::GetAfterFilter(
+    const ReadOptions& options, std::string_view key,
+    absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+    ReadStats* stats) const {
   const Rep& r = *rep_;
   ReadStats ignored;
   if (stats == nullptr) stats = &ignored;
-  if (r.filter != nullptr) {
-    if (!r.filter->KeyMayMatch(r.FilterKey(key))) {
-      stats->filter_negatives++;
-      return absl::OkStatus();
-    }
-    stats->filter_positives++;
-  }
   bool found = false;
   BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
   index_iter.Seek(key);
@@ -356,8 +371,8 @@ absl::Status Table::Get(
   return absl::OkStatus();
 }
 
-void Table::PrefetchFilter(std::string_view key) const {
-  if (rep_->filter != nullptr) rep_->filter->Prefetch(rep_->FilterKey(key));
+void Table::PrefetchFilter(FilterKeyHash* filter_key) const {
+  if (rep_->filter != nullptr) rep_->filter->Prefetch(filter_key);
 }
 
 std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options) const {

@@ -17,6 +17,7 @@
 
 namespace sift {
 
+class FilterKeyHash;
 class FilterReader;
 struct TableProperties;
 
@@ -58,9 +59,26 @@ class Table {
       absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
       ReadStats* stats) const;
 
-  // Start loading the filter memory Get(key) will probe (FilterReader::
-  // Prefetch); a batch of lookups calls this for all its keys first.
-  void PrefetchFilter(std::string_view key) const;
+  // Get in two steps, for a caller that probes several tables with one key
+  // (Version::Get, MultiGet) and so hashes it once for all their filters.
+  // REQUIRES: `filter_key` hashes what Get would give the filter for the
+  // internal key: TableOptions::filter_key of it (the key itself when unset).
+  //
+  // FilterMayMatch: false when the filter rules the key out (counted in
+  // stats->filter_negatives); true, counted as a filter positive, otherwise
+  // and for a table without a filter (counted as nothing).
+  bool FilterMayMatch(FilterKeyHash* filter_key, ReadStats* stats) const;
+  // The rest of Get (index, data block, `handle`), once FilterMayMatch
+  // answered true for `key`.
+  absl::Status GetAfterFilter(
+      const ReadOptions& options, std::string_view key,
+      absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+      ReadStats* stats) const;
+
+  // Start loading the filter memory FilterMayMatch will probe
+  // (FilterReader::Prefetch); a batch of lookups calls this for all its keys
+  // first. Same REQUIRES as FilterMayMatch.
+  void PrefetchFilter(FilterKeyHash* filter_key) const;
 
   // Iterator over all entries. REQUIRES: the Table outlives it.
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) const;
