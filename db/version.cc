@@ -1,6 +1,7 @@
 #include "db/version.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -146,6 +147,51 @@ namespace {
 
 enum class Outcome { kNotHere, kFound, kDeleted };
 
+// The `handle` of a table search for one lookup: decides whether the first
+// entry at or after the lookup key answers it, and keeps the outcome.
+class EntryMatcher {
+ public:
+  EntryMatcher(const Comparator* ucmp, std::string_view user_key,
+               std::string* value)
+      : ucmp_(ucmp), user_key_(user_key), value_(value) {}
+
+  bool operator()(std::string_view found_key, std::string_view found_value) {
+    ParsedInternalKey parsed;
+    if (!ParseInternalKey(found_key, &parsed)) {
+      malformed_ = true;
+      return true;
+    }
+    // The first entry >= the lookup key belongs to another user key: no
+    // version of the key at or before the snapshot is in this table.
+    if (ucmp_->Compare(parsed.user_key, user_key_) != 0) return false;
+    if (parsed.type == kTypeValue) {
+      value_->assign(found_value.data(), found_value.size());
+      outcome_ = Outcome::kFound;
+    } else {
+      outcome_ = Outcome::kDeleted;
+    }
+    return true;
+  }
+
+  // The search's status `s`, made a corruption if an entry was malformed.
+  absl::Status Finish(absl::Status s, const FileMetaData& f,
+                      Outcome* outcome) const {
+    *outcome = outcome_;
+    if (s.ok() && malformed_) {
+      return absl::DataLossError(absl::StrFormat(
+          "table %06d.sst holds a malformed internal key", f.number));
+    }
+    return s;
+  }
+
+ private:
+  const Comparator* const ucmp_;
+  const std::string_view user_key_;
+  std::string* const value_;
+  Outcome outcome_ = Outcome::kNotHere;
+  bool malformed_ = false;
+};
+
 // Look the key up in one table (of file `f`). kNotHere: the search goes on
 // to older tables. kFound sets *value. `filter_key` is the key's user key,
 // hashed once for every table the lookup probes.
@@ -157,32 +203,12 @@ absl::Status ProbeTable(const Table& table, const FileMetaData& f,
   ++stats->tables_probed;
   *outcome = Outcome::kNotHere;
   if (!table.FilterMayMatch(filter_key, stats)) return absl::OkStatus();
-  bool malformed = false;
-  const std::string_view user_key = key.user_key();
-  auto handle = [&](std::string_view found_key, std::string_view found_value) {
-    ParsedInternalKey parsed;
-    if (!ParseInternalKey(found_key, &parsed)) {
-      malformed = true;
-      return true;
-    }
-    // The first entry >= the lookup key belongs to another user key: no
-    // version of the key at or before the snapshot is in this table.
-    if (ucmp->Compare(parsed.user_key, user_key) != 0) return false;
-    if (parsed.type == kTypeValue) {
-      value->assign(found_value.data(), found_value.size());
-      *outcome = Outcome::kFound;
-    } else {
-      *outcome = Outcome::kDeleted;
-    }
-    return true;
-  };
-  absl::Status s =
-      table.GetAfterFilter(options, key.internal_key(), handle, stats);
-  if (s.ok() && malformed) {
-    return absl::DataLossError(absl::StrFormat(
-        "table %06d.sst holds a malformed internal key", f.number));
-  }
-  return s;
+  EntryMatcher matcher(ucmp, key.user_key(), value);
+  absl::Status s = table.GetAfterFilter(
+      options, key.internal_key(),
+      [&](std::string_view k, std::string_view v) { return matcher(k, v); },
+      stats);
+  return matcher.Finish(std::move(s), f, outcome);
 }
 
 absl::Status Answer(Outcome outcome) {
@@ -282,40 +308,64 @@ void Version::MultiGet(const ReadOptions& options,
     filter_keys.emplace_back(l.key->user_key());
   }
   // One round: the lookups still open that a set of disjoint tables (one
-  // level-0 table, or a whole deeper level) may answer. Every lookup's table
-  // is found and its filter line prefetched first, then they are probed one
-  // by one, so the filters' cache misses overlap across the round.
+  // level-0 table, or a whole deeper level) may answer. Each step runs over
+  // the whole round before the next, so that its cache misses overlap
+  // across lookups: find every lookup's table and prefetch its filter line;
+  // probe the filters, and for those that pass find the data block and
+  // prefetch it; then search the blocks.
   struct Probe {
     size_t lookup;  // index into lookups and filter_keys
     const FileMetaData* file;
     const Table* table;
+    std::optional<Table::DataBlockLocation> block;
   };
   std::vector<Probe> round;
   std::vector<TableCache::TableRef> refs;  // tables not pinned in their file
+  auto fail = [&](const Probe& p, absl::Status s) {
+    *lookups[p.lookup].status = std::move(s);
+    lookups[p.lookup].done = true;
+  };
   auto run_round = [&] {
     for (Probe& p : round) {
       TableCache::TableRef ref;
       absl::StatusOr<const Table*> table =
           table_cache_->GetTable(*p.file, &ref);
       if (!table.ok()) {
-        *lookups[p.lookup].status = table.status();
-        lookups[p.lookup].done = true;
+        fail(p, table.status());
         continue;
       }
       p.table = *table;
       if (ref.valid()) refs.push_back(std::move(ref));
       p.table->PrefetchFilter(&filter_keys[p.lookup]);
     }
+    for (Probe& p : round) {
+      if (lookups[p.lookup].done) continue;  // its table could not be opened
+      ++stats->tables_probed;
+      if (!p.table->FilterMayMatch(&filter_keys[p.lookup], stats)) continue;
+      absl::StatusOr<std::optional<Table::DataBlockLocation>> block =
+          p.table->FindDataBlock(lookups[p.lookup].key->internal_key(), stats);
+      if (!block.ok()) {
+        fail(p, block.status());
+        continue;
+      }
+      p.block = *block;
+      if (p.block.has_value()) p.table->PrefetchDataBlock(*p.block);
+    }
     for (const Probe& p : round) {
       BatchLookup& l = lookups[p.lookup];
-      if (l.done) continue;  // its table could not be opened
+      if (l.done || !p.block.has_value()) continue;
+      EntryMatcher matcher(ucmp, l.key->user_key(), l.value);
       Outcome outcome;
       absl::Status s =
-          ProbeTable(*p.table, *p.file, ucmp, options, *l.key,
-                     &filter_keys[p.lookup], l.value, &outcome, stats);
+          matcher.Finish(p.table->GetInDataBlock(
+                             options, *p.block, l.key->internal_key(),
+                             [&](std::string_view k, std::string_view v) {
+                               return matcher(k, v);
+                             },
+                             stats),
+                         *p.file, &outcome);
       if (!s.ok()) {
-        *l.status = s;
-        l.done = true;
+        fail(p, std::move(s));
       } else if (outcome != Outcome::kNotHere) {
         *l.status = Answer(outcome);
         l.done = true;
@@ -341,7 +391,8 @@ void Version::MultiGet(const ReadOptions& options,
     for (; i < lookups.size() &&
            ucmp->Compare(lookups[i].key->user_key(), largest) <= 0;
          ++i) {
-      if (!lookups[i].done) round.push_back(Probe{i, &f, nullptr});
+      if (!lookups[i].done)
+        round.push_back(Probe{i, &f, nullptr, std::nullopt});
     }
     run_round();
   }
@@ -359,7 +410,7 @@ void Version::MultiGet(const ReadOptions& options,
       if (index >= files.size()) break;  // this and every later key
       if (ucmp->Compare(l.key->user_key(), files[index]->smallest.user_key()) >=
           0) {
-        round.push_back(Probe{i, files[index].get(), nullptr});
+        round.push_back(Probe{i, files[index].get(), nullptr, std::nullopt});
       }
     }
     run_round();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -72,6 +73,32 @@ class Table {
   // answered true for `key`.
   absl::Status GetAfterFilter(
       const ReadOptions& options, std::string_view key,
+      absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
+      ReadStats* stats) const;
+
+  // GetAfterFilter in three steps, so that a batch finds and prefetches
+  // every lookup's data block before it searches any (the block's first
+  // touch is a cache and TLB miss; a batch overlaps them).
+  //
+  // Where a lookup's block is: a view of the table's index entry, valid as
+  // long as the Table.
+  struct DataBlockLocation {
+    std::string_view index_value;
+    uint32_t index_entry_offset = 0;
+  };
+  // The index search for `key`: the block that may hold it, or std::nullopt
+  // when key is after the table's last entry (counted as a filter false
+  // positive when the table has a filter).
+  absl::StatusOr<std::optional<DataBlockLocation>> FindDataBlock(
+      std::string_view key, ReadStats* stats) const;
+  // Start loading the parts of the block the search reads first (a mapped
+  // file only; a hint, no I/O, no error).
+  void PrefetchDataBlock(const DataBlockLocation& location) const;
+  // The block search of GetAfterFilter at a location FindDataBlock gave for
+  // the same key.
+  absl::Status GetInDataBlock(
+      const ReadOptions& options, const DataBlockLocation& location,
+      std::string_view key,
       absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
       ReadStats* stats) const;
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "filter/filter.h"
 #include "table/table.h"
 #include "table/table_properties.h"
 #include "tests/table/table_test_util.h"
@@ -189,6 +190,57 @@ TEST_F(TableReadsTest, TablesSharingACacheDoNotCollide) {
     EXPECT_EQ(*TableGet(**t1, ReadOptions(), "k"), "one");
     EXPECT_EQ(*TableGet(**t2, ReadOptions(), "k"), "two");
   }
+}
+
+// The batched steps (filter, index, prefetch, block) answer as Get does and
+// count the same: present keys, absent keys inside the range, and keys past
+// the last entry (no block: a false positive when the filter passed them).
+TEST_F(TableReadsTest, SteppedLookupAgreesWithGet) {
+  TableOptions o;
+  constexpr int kKeys = 5000;
+  auto table = Build(o, kKeys);
+  ASSERT_NE(table, nullptr);
+  ReadStats by_get;
+  ReadStats by_steps;
+  for (uint64_t n = 0; n < 2 * kKeys + 400; n += 3) {
+    const std::string key = test::NumberKey(n);
+    const absl::StatusOr<std::string> expected =
+        TableGet(*table, ReadOptions(), key, &by_get);
+
+    std::string value;
+    bool found = false;
+    FilterKeyHash filter_key(key);
+    if (table->FilterMayMatch(&filter_key, &by_steps)) {
+      auto block = table->FindDataBlock(key, &by_steps);
+      ASSERT_TRUE(block.ok()) << block.status();
+      if (block->has_value()) {
+        table->PrefetchDataBlock(**block);
+        ASSERT_TRUE(table
+                        ->GetInDataBlock(
+                            ReadOptions(), **block, key,
+                            [&](std::string_view k, std::string_view v) {
+                              if (k != key) return false;
+                              value.assign(v);
+                              found = true;
+                              return true;
+                            },
+                            &by_steps)
+                        .ok());
+      } else {
+        EXPECT_GE(n, 2u * kKeys - 1) << "only keys past the last have no block";
+      }
+    }
+    ASSERT_EQ(found, expected.ok()) << key;
+    if (found) {
+      EXPECT_EQ(value, *expected);
+    }
+  }
+  EXPECT_EQ(by_steps.filter_negatives, by_get.filter_negatives);
+  EXPECT_EQ(by_steps.filter_positives, by_get.filter_positives);
+  EXPECT_EQ(by_steps.filter_false_positives, by_get.filter_false_positives);
+  EXPECT_EQ(by_steps.block_reads, by_get.block_reads);
+  EXPECT_GT(by_get.filter_negatives, 0u);
+  EXPECT_GT(by_get.filter_false_positives, 0u);
 }
 
 }  // namespace
