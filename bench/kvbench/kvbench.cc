@@ -38,6 +38,7 @@ int Main(int argc, char** argv) {
   bool json = false;
   bool no_settle = false;
   bool sweep_keep_shape = false;
+  std::vector<std::string> sweep_reference;
 
   CLI::App app{
       "kvbench: throughput, latency and read amplification of sift.\n"
@@ -89,6 +90,11 @@ int Main(int argc, char** argv) {
                  "readmissing and readrandom per setting and filter layout "
                  "instead of --benchmarks, write sweep.csv and sweep.svg");
   app.add_option("--sweep_out", sweep_out, "Directory for the sweep files");
+  app.add_option("--sweep_reference", sweep_reference,
+                 "Sweep: peer_bench --json output files (one per bits/key "
+                 "setting) whose engines' readmissing block reads join the "
+                 "allocation panel as reference lines")
+      ->delimiter(',');
   app.add_flag("--sweep_keep_shape", sweep_keep_shape,
                "Sweep: read the tree as the fill left it instead of compacting "
                "it first (rows then differ in tables probed per Get)");
@@ -124,11 +130,24 @@ int Main(int argc, char** argv) {
                    "databases; --db is ignored\n");
       config.db.clear();
     }
+    absl::StatusOr<std::vector<ReferencePoint>> references =
+        LoadReferences(sweep_reference);
+    if (!references.ok()) return Fail(references.status());
+    for (const ReferencePoint& p : *references) {
+      if (p.num != config.num) {
+        std::fprintf(stderr,
+                     "kvbench: warning: reference %s at %g bits/key ran %llu "
+                     "keys, the sweep runs %llu\n",
+                     p.engine.c_str(), p.bits_per_key,
+                     static_cast<unsigned long long>(p.num),
+                     static_cast<unsigned long long>(config.num));
+      }
+    }
     absl::StatusOr<std::vector<SweepRow>> rows =
         RunSweep(config, *bits, !sweep_keep_shape);
     if (!rows.ok()) return Fail(rows.status());
-    if (absl::Status s =
-            WriteSweepFiles(config, *rows, sweep_out, !sweep_keep_shape);
+    if (absl::Status s = WriteSweepFiles(config, *rows, *references, sweep_out,
+                                         !sweep_keep_shape);
         !s.ok()) {
       return Fail(s);
     }
