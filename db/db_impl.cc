@@ -126,9 +126,14 @@ std::vector<absl::Status> DBImpl::MultiGet(
   const Comparator* ucmp = state_.icmp.user_comparator();
   std::vector<uint32_t> order(keys.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return ucmp->Compare(keys[a], keys[b]) < 0;
-  });
+  if (ucmp == BytewiseComparator()) {  // every DB's order: compared inline
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  } else {
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return ucmp->Compare(keys[a], keys[b]) < 0;
+    });
+  }
   std::deque<LookupKey> lookup_keys;
   std::vector<Version::BatchLookup> lookups;
   lookups.reserve(keys.size());
