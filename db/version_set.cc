@@ -239,6 +239,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     current_touched = true;
     s = SetCurrentFile(env_, dbname_, manifest_number);
   }
+  const uint64_t manifest_size = log->size();
   mu->Lock();
 
   if (!s.ok()) {
@@ -262,6 +263,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     descriptor_log_ = std::move(new_log);
     manifest_file_number_ = manifest_number;
   }
+  manifest_file_size_ = manifest_size;
   for (const auto& [level, key] : edit->compact_pointers()) {
     compact_pointer_[level] = key;
   }

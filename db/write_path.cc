@@ -67,15 +67,19 @@ absl::Status WritePath::Write(const WriteOptions& options,
     // Only the front writer switches memtables, so `mem` stays the active
     // memtable while the mutex is released.
     MemTable* const mem = state_.mem().get();
+    uint64_t logged = 0;
     {
       state_.mutex.Unlock();
       status = log_->AddRecord(WriteBatchInternal::Contents(&group_batch_));
+      logged = log_->size();
       if (status.ok() && w.sync) status = logfile_->Sync();
       if (status.ok())
         status = WriteBatchInternal::InsertInto(&group_batch_, mem);
       state_.mutex.Lock();
     }
     if (status.ok()) {
+      state_.wal_bytes_written += logged - logged_bytes_;
+      logged_bytes_ = logged;
       state_.versions->SetLastSequence(last_sequence);
     } else {
       // The WAL may now hold a partial record, or a record the memtable
@@ -189,6 +193,7 @@ absl::Status WritePath::SwitchMemTable() {
   }
   logfile_ = std::move(file);
   log_ = std::make_unique<log::Writer>(logfile_.get());
+  logged_bytes_ = 0;
   state_.SwitchMemTable(number);
   background_.MaybeSchedule();
   return absl::OkStatus();

@@ -57,6 +57,14 @@ class WritePath {
   // come.
   absl::Status Close();
 
+  // The size of the active WAL (number state.logfile_number()) up to the end
+  // of the last group committed: every acknowledged write to it is in that
+  // prefix, and the prefix ends at a record boundary (no partial record of a
+  // group being appended), so a copy of it is a clean log.
+  uint64_t LoggedBytes() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex) {
+    return logged_bytes_;
+  }
+
  private:
   struct Writer;
 
@@ -84,6 +92,7 @@ class WritePath {
   BackgroundWork& background_;
 
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(state_.mutex);
+  uint64_t logged_bytes_ ABSL_GUARDED_BY(state_.mutex) = 0;
 
   // Front writer only (see the class comment).
   std::unique_ptr<WritableFile> logfile_;

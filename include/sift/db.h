@@ -127,6 +127,10 @@ class DB {
   //   "sift.filter-memory-bytes"     bytes of filters held by open tables
   //   "sift.sstables"                every live table by level
   //   "sift.approximate-memory-usage" memtables + block cache
+  //   "sift.bytes-written"           bytes written since Open to WALs and
+  //                                  to the tables of flushes and
+  //                                  compactions (write amplification =
+  //                                  this / user bytes written)
   //   "sift.recovery"                what Open's log replay did, one
   //                                  "name: value" line each: logs and
   //                                  records replayed; if damage stopped it
