@@ -287,6 +287,22 @@ class MemEnv final : public EnvWrapper {
     return absl::OkStatus();
   }
 
+  absl::Status LinkFile(const std::string& src,
+                        const std::string& target) override {
+    MutexLock lock(&mu_);
+    auto it = files_.find(Normalize(src));
+    if (it == files_.end()) {
+      return absl::NotFoundError(absl::StrCat("link ", src, " to ", target,
+                                              ": No such file or directory"));
+    }
+    FileRef shared = it->second;  // both names share the data
+    if (!files_.try_emplace(Normalize(target), std::move(shared)).second) {
+      return absl::InternalError(
+          absl::StrCat("link ", src, " to ", target, ": File exists"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status SyncDir(const std::string& dir) override {
     MutexLock lock(&mu_);
     if (!DirExists(Normalize(dir))) return NoSuchFile(dir);

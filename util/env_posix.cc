@@ -465,6 +465,21 @@ class PosixEnv final : public Env {
     return absl::OkStatus();
   }
 
+  absl::Status LinkFile(const std::string& src,
+                        const std::string& target) override {
+    if (::link(src.c_str(), target.c_str()) != 0) {
+      const int err = errno;
+      const std::string context = absl::StrCat("link ", src, " to ", target);
+      // No shared inode possible here: the caller copies instead.
+      if (err == EXDEV || err == EPERM || err == EOPNOTSUPP) {
+        return absl::UnimplementedError(
+            absl::StrCat(context, ": ", ErrnoMessage(err)));
+      }
+      return PosixError(context, err);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status SyncDir(const std::string& dir) override {
     const int fd = RetryOnEintr([&] {
       return ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -456,4 +456,10 @@ absl::Status FaultInjectionEnv::SimulateCrash() {
   return absl::OkStatus();
 }
 
+absl::Status FaultInjectionEnv::LinkFile(const std::string& src,
+                                         const std::string& target) {
+  return absl::UnimplementedError(absl::StrCat(
+      "link ", src, " to ", target, ": not modeled by FaultInjectionEnv"));
+}
+
 }  // namespace sift

@@ -108,6 +108,10 @@ class FaultInjectionEnv : public EnvWrapper {
   absl::Status RenameFile(const std::string& src,
                           const std::string& target) override;
   absl::Status SyncDir(const std::string& dir) override;
+  // Hard links are not modeled (a name shared by two paths would escape the
+  // crash model): always absl::UnimplementedError, so callers copy instead.
+  absl::Status LinkFile(const std::string& src,
+                        const std::string& target) override;
 
  private:
   class FaultSequentialFile;

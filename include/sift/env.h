@@ -137,6 +137,18 @@ class Env {
                                   const std::string& target) = 0;
   // Make the directory's entries (created, renamed, removed files) durable.
   virtual absl::Status SyncDir(const std::string& dir) = 0;
+  // Give the file `src` a second name `target` (a hard link): both names
+  // reach the same data, and removing one leaves the other. Durable once
+  // target's directory is synced (SyncDir). Fails if `target` exists. Where
+  // the two names cannot share the data (different file systems, or an Env
+  // without links) the error is absl::UnimplementedError, and the caller
+  // copies instead. Default: absl::UnimplementedError.
+  virtual absl::Status LinkFile(const std::string& src,
+                                const std::string& target) {
+    (void)target;
+    return absl::UnimplementedError("link " + src +
+                                    ": this Env has no hard links");
+  }
 
   // Take an exclusive lock on `fname` (created if missing) so that only one
   // DB object at a time opens a database. Fails at once with
@@ -209,6 +221,9 @@ class EnvWrapper : public Env {
   }
   absl::Status SyncDir(const std::string& d) override {
     return target_->SyncDir(d);
+  }
+  absl::Status LinkFile(const std::string& s, const std::string& t) override {
+    return target_->LinkFile(s, t);
   }
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& f) override {
