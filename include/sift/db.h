@@ -127,6 +127,10 @@ class DB {
   //   "sift.filter-memory-bytes"     bytes of filters held by open tables
   //   "sift.sstables"                every live table by level
   //   "sift.approximate-memory-usage" memtables + block cache
+  //   "sift.bytes-written"           bytes written since Open to WALs and
+  //                                  to the tables of flushes and
+  //                                  compactions (write amplification =
+  //                                  this / user bytes written)
   //   "sift.recovery"                what Open's log replay did, one
   //                                  "name: value" line each: logs and
   //                                  records replayed; if damage stopped it
@@ -160,9 +164,22 @@ class DB {
       const std::vector<std::string>& paths, const IngestOptions& options) = 0;
 
   // Make an openable copy of the database in directory `dir` (which must not
-  // exist) as of one point in time: it holds every write acknowledged before
-  // the call. Tables are hard-linked where the file system allows and copied
-  // otherwise.
+  // exist; its parent must) as of one point in time: it holds every write
+  // acknowledged before the call, and of the writes racing with the call a
+  // prefix in commit order; nothing written after the call returns. Tables
+  // are hard-linked where the Env and file system allow (Env::LinkFile) and
+  // copied otherwise; the MANIFEST, the live WALs and CURRENT are copied. The
+  // checkpoint is durable when the call returns (every copy and `dir` are
+  // synced, CURRENT written last) and opens with DB::Open like any database.
+  // Writes, flushes and compactions go on during the call; obsolete files
+  // are kept until the copies are done. The checkpoint and the database
+  // share the linked tables' storage; the engine never modifies a table in
+  // place, so each goes on independently.
+  // Errors (nothing is left behind: a partial `dir` is removed):
+  //   absl::AlreadyExistsError    `dir` exists;
+  //   absl::InvalidArgumentError  `dir` is empty;
+  //   absl::UnavailableError, absl::InternalError  I/O failures, naming the
+  //                               file.
   virtual absl::Status CreateCheckpoint(const std::string& dir) = 0;
 };
 
