@@ -17,7 +17,8 @@
 //   - the front writer of the write queue alone appends to the WAL and adds
 //     to the active memtable (WritePath);
 //   - the single background thread alone builds tables and calls
-//     VersionSet::LogAndApply after Open (BackgroundWork).
+//     VersionSet::LogAndApply after Open (BackgroundWork), except while an
+//     ingestion holds it paused as the front writer (db/ingest.h).
 
 #include <array>
 #include <atomic>

@@ -31,8 +31,8 @@ namespace sift {
 // Thread safety: external synchronization. Callers hold the DB mutex (a
 // sift::Mutex, util/mutex.h) for
 // every call; LogAndApply releases it while it writes the MANIFEST. Only one
-// LogAndApply runs at a time (the DB calls it from Open and from its single
-// background thread).
+// LogAndApply runs at a time (the DB calls it from Open, from its single
+// background thread, and from an ingestion while that thread is paused).
 //
 // Opening:
 //   - an existing database: Recover(), then LogAndApply of the recovery edit

@@ -104,6 +104,26 @@ absl::Status WritePath::Write(const WriteOptions& options,
   return status;
 }
 
+absl::Status WritePath::RunAlone(absl::FunctionRef<bool()> needs_flush,
+                                 absl::FunctionRef<absl::Status()> fn) {
+  // Without a batch, like a switch request: never merged into a group.
+  Writer w(nullptr, false);
+  MutexLock lock(&state_.mutex);
+  writers_.push_back(&w);
+  while (&w != writers_.front()) w.cv.Wait(&state_.mutex);
+
+  absl::Status status = state_.bg_error;
+  if (status.ok() && needs_flush()) {
+    status = MakeRoomForWrite(/*force=*/true);
+    if (status.ok()) status = background_.WaitForFlush();
+  }
+  if (status.ok()) status = fn();
+
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return status;
+}
+
 void WritePath::BuildGroup(Writer** last_writer) {
   Writer* const first = writers_.front();
   assert(first->batch != nullptr);

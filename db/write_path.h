@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "db/background.h"
 #include "db/db_state.h"
@@ -51,6 +52,18 @@ class WritePath {
   // instead: the active memtable, unless empty, becomes the immutable one and
   // a new WAL starts (DB::Flush).
   absl::Status Write(const WriteOptions& options, const WriteBatch* updates)
+      ABSL_LOCKS_EXCLUDED(state_.mutex);
+
+  // Run `fn` as the front writer, alone: no write commits, no sequence
+  // number is taken and the memtable is not switched while it runs. First,
+  // if needs_flush() (called with the mutex held) is true, the active
+  // memtable is switched out and the memtables are flushed to tables.
+  // `fn` runs with the mutex held and may release it. Returns the DB's
+  // background error if there is one (fn is then not run), else the
+  // flush's error or fn's result. A failed fn is not a write error: later
+  // writes go on.
+  absl::Status RunAlone(absl::FunctionRef<bool()> needs_flush,
+                        absl::FunctionRef<absl::Status()> fn)
       ABSL_LOCKS_EXCLUDED(state_.mutex);
 
   // Sync and close the WAL at shutdown. REQUIRES: no write running or to
