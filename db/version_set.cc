@@ -239,7 +239,8 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     current_touched = true;
     s = SetCurrentFile(env_, dbname_, manifest_number);
   }
-  const uint64_t manifest_size = log->size();
+  // `log` is null if the new MANIFEST could not be created.
+  const uint64_t manifest_size = s.ok() ? log->size() : 0;
   mu->Lock();
 
   if (!s.ok()) {
