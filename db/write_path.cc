@@ -117,6 +117,15 @@ absl::Status WritePath::RunAlone(absl::FunctionRef<bool()> needs_flush,
     status = MakeRoomForWrite(/*force=*/true);
     if (status.ok()) status = background_.WaitForFlush();
   }
+  if (status.ok() && logfile_ != nullptr) {
+    // Every write before this point becomes durable: whatever fn makes
+    // durable (an ingestion) then never survives a crash that loses an
+    // earlier write.
+    state_.mutex.Unlock();
+    status = logfile_->Sync();
+    state_.mutex.Lock();
+    if (!status.ok()) state_.RecordBackgroundError(status);
+  }
   if (status.ok()) status = fn();
 
   writers_.pop_front();

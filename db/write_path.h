@@ -57,11 +57,11 @@ class WritePath {
   // Run `fn` as the front writer, alone: no write commits, no sequence
   // number is taken and the memtable is not switched while it runs. First,
   // if needs_flush() (called with the mutex held) is true, the active
-  // memtable is switched out and the memtables are flushed to tables.
-  // `fn` runs with the mutex held and may release it. Returns the DB's
-  // background error if there is one (fn is then not run), else the
-  // flush's error or fn's result. A failed fn is not a write error: later
-  // writes go on.
+  // memtable is switched out and the memtables are flushed to tables; then
+  // the WAL is synced, so every write before fn is durable. `fn` runs with the
+  // mutex held and may release it. Returns the DB's background error if there
+  // is one (fn is then not run), else the flush's error or fn's result. A
+  // failed fn is not a write error: later writes go on.
   absl::Status RunAlone(absl::FunctionRef<bool()> needs_flush,
                         absl::FunctionRef<absl::Status()> fn)
       ABSL_LOCKS_EXCLUDED(state_.mutex);

@@ -179,49 +179,40 @@ class Verifier {
       return;
     }
     const TableProperties& p = report.properties;
-    // An ingested table stores its entries at sequence 0; the MANIFEST gives
-    // the whole file its global sequence number (db/global_seqno.h).
-    const std::string smallest =
-        AtGlobalSeqno(p.smallest_key, meta.global_seqno);
-    const std::string largest = AtGlobalSeqno(p.largest_key, meta.global_seqno);
-    if (p.num_entries > 0 && (smallest != meta.smallest.Encode() ||
-                              largest != meta.largest.Encode())) {
+    // An ingested table stores its keys at sequence 0; the MANIFEST gives
+    // them its global sequence number (doc/manifest_format.md, tag 10).
+    auto stored = [&meta](const InternalKey& key) {
+      ParsedInternalKey parsed;
+      if (meta.global_seqno == 0 || !ParseInternalKey(key.Encode(), &parsed)) {
+        return std::string(key.Encode());
+      }
+      std::string r;
+      AppendInternalKey(&r, parsed.user_key, 0, parsed.type);
+      return r;
+    };
+    if (p.num_entries > 0 && (p.smallest_key != stored(meta.smallest) ||
+                              p.largest_key != stored(meta.largest))) {
       Error(fname, std::nullopt,
             absl::StrFormat("holds %s .. %s, but the MANIFEST (level %d) says "
                             "%s .. %s",
-                            ShowInternalKey(smallest, out_.hex),
-                            ShowInternalKey(largest, out_.hex), level,
+                            ShowInternalKey(p.smallest_key, out_.hex),
+                            ShowInternalKey(p.largest_key, out_.hex), level,
                             ShowInternalKey(meta.smallest.Encode(), out_.hex),
                             ShowInternalKey(meta.largest.Encode(), out_.hex)));
     }
-    if (meta.global_seqno != 0) {
-      if (max_seq != 0) {
-        Error(fname, std::nullopt,
-              absl::StrFormat("an ingested table (global sequence %d) holds "
-                              "sequence %d; its entries must be at 0",
-                              meta.global_seqno, max_seq));
-      }
-      max_seq = meta.global_seqno;
+    if (meta.global_seqno != 0 && max_seq != 0) {
+      Error(fname, std::nullopt,
+            absl::StrFormat("ingested table (global sequence %d) holds "
+                            "sequence %d; its keys must be at 0",
+                            meta.global_seqno, max_seq));
     }
+    max_seq = std::max(max_seq, meta.global_seqno);
     if (max_seq > last_seq) {
       Error(fname, std::nullopt,
             absl::StrFormat("holds sequence %d, after the MANIFEST's last "
                             "sequence %d",
                             max_seq, last_seq));
     }
-  }
-
-  // `ikey` with its sequence replaced by `global_seqno` when that is set;
-  // `ikey` as it is otherwise or if it does not parse.
-  static std::string AtGlobalSeqno(std::string_view ikey,
-                                   SequenceNumber global_seqno) {
-    ParsedInternalKey parsed;
-    if (global_seqno == 0 || !ParseInternalKey(ikey, &parsed)) {
-      return std::string(ikey);
-    }
-    std::string out;
-    AppendInternalKey(&out, parsed.user_key, global_seqno, parsed.type);
-    return out;
   }
 
   // Every table's range must be in order, and the tables of a level >= 1

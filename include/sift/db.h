@@ -144,10 +144,11 @@ class DB {
   // any point, either every file of the call is in the database or none is.
   // The whole call gets one sequence number above every write before it, so
   // its values and deletions shadow older entries of the same keys, and
-  // snapshots taken before the call do not see them. Each file is copied
-  // (or linked, see IngestOptions::move_files) into the database directory
-  // and placed at the deepest level where it overlaps no other table; the
-  // memtable is flushed first if it holds keys in a file's range. A file
+  // snapshots taken before the call do not see them. When the call returns
+  // OK, the files and every write acknowledged before it are durable. Each file
+  // is copied (or linked, see IngestOptions::move_files) into the database
+  // directory and placed at the deepest level where it overlaps no other table;
+  // the memtable is flushed first if it holds keys in a file's range. A file
   // whose filter is smaller than the database would give a table of that
   // level is rewritten with a filter of the right size.
   // Errors (the database is left unchanged, the copies removed):

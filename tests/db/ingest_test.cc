@@ -290,6 +290,38 @@ TEST_F(IngestTest, PlacesEachFileAtTheDeepestFreeLevel) {
   EXPECT_EQ(Get(test::NumberKey(500, 6)), "y");
 }
 
+// The memtable holds a key of the file: the flush before the ingestion
+// writes a level-0 table numbered after the file's copy. The ingested file
+// also lands in level 0 and must read as the newer of the two there.
+TEST_F(IngestTest, IngestOverTheMemtableIsNewestInLevel0) {
+  // The file's filter is right for level 0 as it is: not rewritten (which
+  // would give it a new number anyway), renamed.
+  options_.filter_allocation = FilterAllocation::kUniform;
+  ASSERT_TRUE(Open().ok());
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), test::NumberKey(i, 6), "old").ok());
+  }
+  ASSERT_TRUE(db_->CompactRange(nullptr, nullptr).ok());
+  // A table spanning the range just above the compacted data, so that the
+  // next flush of keys in the range goes to level 0.
+  ASSERT_TRUE(db_->Put(WriteOptions(), test::NumberKey(0, 6), "x").ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), test::NumberKey(99, 6), "x").ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_EQ(FilesAtLevel(0), 0);
+  ASSERT_TRUE(db_->Put(WriteOptions(), test::NumberKey(50, 6), "mem").ok());
+  const Entries entries = {{test::NumberKey(50, 6), std::nullopt},
+                           {test::NumberKey(51, 6), "new"}};
+  ASSERT_TRUE(
+      db_->IngestExternalFiles({WriteFile("a.sst", entries)}, IngestOptions())
+          .ok());
+  EXPECT_EQ(FilesAtLevel(0), 2);
+  EXPECT_EQ(Get(test::NumberKey(50, 6)), "NOT_FOUND");
+  EXPECT_EQ(Get(test::NumberKey(51, 6)), "new");
+  ASSERT_TRUE(Open().ok());
+  EXPECT_EQ(Get(test::NumberKey(50, 6)), "NOT_FOUND");
+  EXPECT_EQ(Get(test::NumberKey(51, 6)), "new");
+}
+
 TEST_F(IngestTest, RejectedCallsLeaveTheDatabaseUnchanged) {
   ASSERT_TRUE(Open().ok());
   ASSERT_TRUE(db_->Put(WriteOptions(), test::NumberKey(1, 6), "keep").ok());
