@@ -16,7 +16,7 @@ BackgroundWork::BackgroundWork(DBState& state) : state_(state) {}
 BackgroundWork::~BackgroundWork() = default;
 
 void BackgroundWork::MaybeSchedule() {
-  if (scheduled_) return;
+  if (scheduled_ || paused_ > 0) return;
   if (state_.shutting_down.load(std::memory_order_acquire)) return;
   if (!state_.bg_error.ok()) return;
   if (state_.imm() == nullptr && manual_ == nullptr &&
@@ -29,6 +29,18 @@ void BackgroundWork::MaybeSchedule() {
 
 void BackgroundWork::WaitUntilIdle() {
   while (scheduled_) state_.bg_cv.Wait(&state_.mutex);
+}
+
+void BackgroundWork::Pause() {
+  ++paused_;
+  WaitUntilIdle();
+}
+
+void BackgroundWork::Resume() {
+  assert(paused_ > 0);
+  --paused_;
+  MaybeSchedule();
+  state_.bg_cv.SignalAll();
 }
 
 absl::Status BackgroundWork::WaitForFlush() {

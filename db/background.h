@@ -36,6 +36,13 @@ class BackgroundWork {
   // new step is scheduled afterwards.
   void WaitUntilIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
+  // Wait for the running step (if any) to end and run no other until
+  // Resume: while paused, the caller alone may change the version (an
+  // ingestion's LogAndApply). Calls nest.
+  void Pause() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+  // REQUIRES: paired with an earlier Pause.
+  void Resume() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
   // Wait until the immutable memtable (if any) is flushed. Returns the
   // background error if one stops it.
   absl::Status WaitForFlush() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
@@ -79,6 +86,8 @@ class BackgroundWork {
   DBState& state_;
   // A step is scheduled or running.
   bool scheduled_ ABSL_GUARDED_BY(state_.mutex) = false;
+  // Pause calls not yet resumed; no step is scheduled while > 0.
+  int paused_ ABSL_GUARDED_BY(state_.mutex) = 0;
   // The manual compaction in progress, owned by the CompactLevelRange call
   // waiting for it.
   ManualCompaction* manual_ ABSL_GUARDED_BY(state_.mutex) = nullptr;

@@ -7,6 +7,7 @@
 #include "db/builder.h"
 #include "db/filename.h"
 #include "db/filter_allocation.h"
+#include "db/global_seqno.h"
 #include "table/iterators.h"
 
 namespace sift {
@@ -48,8 +49,7 @@ std::unique_ptr<Iterator> CompactionJob::MakeInputIterator() {
     if (compaction_->level() + which == 0) {
       // Level-0 files overlap: each one is its own sorted run.
       for (const auto& f : files) {
-        children.push_back(
-            table_cache_->NewIterator(ro, f->number, f->file_size));
+        children.push_back(NewTableFileIterator(table_cache_, ro, *f));
       }
     } else {
       children.push_back(NewFileListIterator(table_cache_, icmp_, ro, files));

@@ -50,6 +50,11 @@ class DBImpl final : public DB {
                             const std::string* end) override;
   ReadStats GetReadStats() const override;
   std::optional<std::string> GetProperty(std::string_view name) override;
+  // Defined in db/ingest.cc.
+  absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
+                                   const IngestOptions& options) override;
+  // Defined in db/checkpoint.cc.
+  absl::Status CreateCheckpoint(const std::string& dir) override;
 
  private:
   // REQUIRES: options are sanitized.

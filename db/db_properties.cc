@@ -151,6 +151,14 @@ std::optional<std::string> GetDBProperty(DBState& state,
     MutexLock lock(&state.mutex);
     return RecoveryReportText(state.recovery);
   }
+  if (name == "bytes-written") {
+    MutexLock lock(&state.mutex);
+    uint64_t total = state.wal_bytes_written;
+    for (const CompactionStats& cs : state.level_stats) {
+      total += cs.bytes_written;
+    }
+    return absl::StrCat(total);
+  }
   if (name == "filter-memory-bytes") {
     return absl::StrCat(state.table_cache->FilterMemoryUsage());
   }

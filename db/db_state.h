@@ -17,7 +17,8 @@
 //   - the front writer of the write queue alone appends to the WAL and adds
 //     to the active memtable (WritePath);
 //   - the single background thread alone builds tables and calls
-//     VersionSet::LogAndApply after Open (BackgroundWork).
+//     VersionSet::LogAndApply after Open (BackgroundWork), except while an
+//     ingestion holds it paused as the front writer (db/ingest.h).
 
 #include <array>
 #include <atomic>
@@ -176,12 +177,23 @@ class DBState {
   // the methods above and after every VersionSet::LogAndApply.
   void InstallSuperVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
 
+  // ---- Obsolete-file deletion (obsolete_files.h) ----
+  // While above zero, DeleteObsoleteFiles deletes nothing: a checkpoint is
+  // reading files that a flush or compaction may make obsolete meanwhile.
+  // Changed only by FileDeletionPause.
+  int file_deletion_pauses ABSL_GUARDED_BY(mutex) = 0;
+  // A DeleteObsoleteFiles pass is deleting with the mutex released; it
+  // signals bg_cv when it is done.
+  bool deleting_files ABSL_GUARDED_BY(mutex) = false;
+
   SnapshotList snapshots ABSL_GUARDED_BY(mutex);
   // The first background or WAL error; sticky.
   absl::Status bg_error ABSL_GUARDED_BY(mutex);
   // Flushes count at level 0; compactions at their output level.
   std::array<CompactionStats, config::kNumLevels> level_stats
       ABSL_GUARDED_BY(mutex);
+  // Bytes appended to WALs since Open (the sift.bytes-written property).
+  uint64_t wal_bytes_written ABSL_GUARDED_BY(mutex) = 0;
   RecoveryReport recovery ABSL_GUARDED_BY(mutex);
 
   // Point reads get their memtables and version here without the mutex,

@@ -8,7 +8,9 @@
 namespace sift::log {
 
 Writer::Writer(WritableFile* dest, uint64_t dest_length)
-    : dest_(dest), block_offset_(dest_length % kBlockSize) {}
+    : dest_(dest),
+      block_offset_(dest_length % kBlockSize),
+      size_(dest_length) {}
 
 absl::Status Writer::AddRecord(std::string_view record) {
   const char* ptr = record.data();
@@ -26,6 +28,7 @@ absl::Status Writer::AddRecord(std::string_view record) {
             !s.ok()) {
           return s;
         }
+        size_ += leftover;
       }
       block_offset_ = 0;
     }
@@ -61,7 +64,9 @@ absl::Status Writer::EmitFragment(RecordType type, const char* data, size_t n) {
   if (n > 0) std::copy(data, data + n, buf + kHeaderSize);
   EncodeFixed32(buf, Checksum32(std::string_view(buf + 6, 1 + n)));
   block_offset_ += kHeaderSize + n;
-  return dest_->Append(fragment_);
+  if (absl::Status s = dest_->Append(fragment_); !s.ok()) return s;
+  size_ += fragment_.size();
+  return absl::OkStatus();
 }
 
 }  // namespace sift::log

@@ -26,11 +26,17 @@ class Writer {
   // Append one record and Flush it to the OS (not Sync: the caller decides).
   absl::Status AddRecord(std::string_view record);
 
+  // The bytes in the file: `dest_length` plus every byte appended since.
+  // After an AddRecord that succeeded, the file's first size() bytes are whole
+  // records (a reader copying that prefix sees no torn tail).
+  uint64_t size() const { return size_; }
+
  private:
   absl::Status EmitFragment(RecordType type, const char* data, size_t n);
 
   WritableFile* dest_;
   size_t block_offset_;   // bytes used in the current block
+  uint64_t size_;         // see size()
   std::string fragment_;  // header + payload of the fragment being written
 };
 

@@ -10,26 +10,17 @@
 #include "db/filename.h"
 
 namespace sift {
+namespace {
 
-void DeleteObsoleteFiles(DBState& state) {
-  if (!state.bg_error.ok()) return;
-
-  // Snapshot what is live while holding the mutex. Files created after this
-  // point while the mutex is released are safe: new WALs and MANIFESTs get
-  // numbers above the ones read here, and new tables are only written by the
-  // caller's own thread.
-  std::set<uint64_t> live = state.pending_outputs();
-  state.versions->AddLiveFiles(&live);
-  const uint64_t log_number = state.versions->LogNumber();
-  const uint64_t manifest_number = state.versions->ManifestFileNumber();
-
-  state.mutex.Unlock();
+// The deletion pass proper, without the mutex: every file of the database
+// directory that `live`, `log_number` and `manifest_number` do not keep.
+void DeleteFilesNotIn(DBState& state, const std::set<uint64_t>& live,
+                      uint64_t log_number, uint64_t manifest_number) {
   absl::StatusOr<std::vector<std::string>> children =
       state.env->GetChildren(state.dbname);
   if (!children.ok()) {
     state.Log(absl::StrCat("cannot list files to delete: ",
                            children.status().ToString()));
-    state.mutex.Lock();
     return;
   }
   for (const std::string& name : *children) {
@@ -67,7 +58,39 @@ void DeleteObsoleteFiles(DBState& state) {
                   ? absl::StrCat("deleted ", name)
                   : absl::StrCat("cannot delete ", name, ": ", s.ToString()));
   }
+}
+
+}  // namespace
+
+void DeleteObsoleteFiles(DBState& state) {
+  if (!state.bg_error.ok() || state.file_deletion_pauses > 0) return;
+
+  // Snapshot what is live while holding the mutex. Files created after this
+  // point while the mutex is released are safe: new WALs and MANIFESTs get
+  // numbers above the ones read here, and new tables are only written by the
+  // caller's own thread.
+  std::set<uint64_t> live = state.pending_outputs();
+  state.versions->AddLiveFiles(&live);
+  const uint64_t log_number = state.versions->LogNumber();
+  const uint64_t manifest_number = state.versions->ManifestFileNumber();
+
+  state.deleting_files = true;
+  state.mutex.Unlock();
+  DeleteFilesNotIn(state, live, log_number, manifest_number);
   state.mutex.Lock();
+  state.deleting_files = false;
+  state.bg_cv.SignalAll();  // a FileDeletionPause may be waiting
+}
+
+FileDeletionPause::FileDeletionPause(DBState& state) : state_(state) {
+  MutexLock lock(&state_.mutex);
+  while (state_.deleting_files) state_.bg_cv.Wait(&state_.mutex);
+  ++state_.file_deletion_pauses;
+}
+
+FileDeletionPause::~FileDeletionPause() {
+  MutexLock lock(&state_.mutex);
+  --state_.file_deletion_pauses;
 }
 
 }  // namespace sift

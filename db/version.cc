@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "db/global_seqno.h"
 #include "filter/filter.h"
 #include "table/iterators.h"
 #include "util/coding.h"
@@ -35,8 +36,8 @@ bool BeforeFile(const Comparator* ucmp, const std::string_view* user_key,
 }
 
 // Iterates over the files of a sorted, disjoint level: key() is a file's
-// largest key, value() its number and size (16 bytes). The second level of a
-// NewFileListIterator.
+// largest key, value() its number, size and global sequence number (24
+// bytes). The second level of a NewFileListIterator.
 class FileIndexIterator final : public Iterator {
  public:
   FileIndexIterator(const InternalKeyComparator* icmp, FileList files)
@@ -60,6 +61,7 @@ class FileIndexIterator final : public Iterator {
   std::string_view value() const override {
     EncodeFixed64(value_buf_, files_[index_]->number);
     EncodeFixed64(value_buf_ + 8, files_[index_]->file_size);
+    EncodeFixed64(value_buf_ + 16, files_[index_]->global_seqno);
     return {value_buf_, sizeof(value_buf_)};
   }
   absl::Status status() const override { return absl::OkStatus(); }
@@ -68,7 +70,7 @@ class FileIndexIterator final : public Iterator {
   const InternalKeyComparator* const icmp_;
   const FileList files_;
   size_t index_;  // files_.size(): not valid
-  mutable char value_buf_[16];
+  mutable char value_buf_[24];
 };
 
 }  // namespace
@@ -123,13 +125,15 @@ std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
   return NewTwoLevelIterator(
       std::make_unique<FileIndexIterator>(icmp, std::move(files)),
       [table_cache, options](std::string_view file_value) {
-        if (file_value.size() != 16) {
+        if (file_value.size() != 24) {
           return NewEmptyIterator(
               absl::InternalError("file list entry of the wrong size"));
         }
-        return table_cache->NewIterator(options,
-                                        DecodeFixed64(file_value.data()),
-                                        DecodeFixed64(file_value.data() + 8));
+        FileMetaData f;
+        f.number = DecodeFixed64(file_value.data());
+        f.file_size = DecodeFixed64(file_value.data() + 8);
+        f.global_seqno = DecodeFixed64(file_value.data() + 16);
+        return NewTableFileIterator(table_cache, options, f);
       });
 }
 
@@ -202,6 +206,11 @@ absl::Status ProbeTable(const Table& table, const FileMetaData& f,
                         ReadStats* stats) {
   ++stats->tables_probed;
   *outcome = Outcome::kNotHere;
+  // An ingested table holds every key at one sequence number: the whole
+  // table is newer than the read or none of it is. Its stored sequences
+  // (0) sort after any lookup key of the same user key, so the lookup
+  // below finds its entry without rewriting the key.
+  if (!FileVisibleAt(f, LookupSequence(key))) return absl::OkStatus();
   if (!table.FilterMayMatch(filter_key, stats)) return absl::OkStatus();
   EntryMatcher matcher(ucmp, key.user_key(), value);
   absl::Status s = table.GetAfterFilter(
@@ -341,7 +350,10 @@ void Version::MultiGet(const ReadOptions& options,
     for (Probe& p : round) {
       if (lookups[p.lookup].done) continue;  // its table could not be opened
       ++stats->tables_probed;
-      if (!p.table->FilterMayMatch(&filter_keys[p.lookup], stats)) continue;
+      if (!FileVisibleAt(*p.file, LookupSequence(*lookups[p.lookup].key)) ||
+          !p.table->FilterMayMatch(&filter_keys[p.lookup], stats)) {
+        continue;  // as in ProbeTable
+      }
       absl::StatusOr<std::optional<Table::DataBlockLocation>> block =
           p.table->FindDataBlock(lookups[p.lookup].key->internal_key(), stats);
       if (!block.ok()) {
@@ -428,8 +440,7 @@ void Version::AddIterators(
     const ReadOptions& options,
     std::vector<std::unique_ptr<Iterator>>* iters) const {
   for (const auto& f : files_[0]) {
-    iters->push_back(
-        table_cache_->NewIterator(options, f->number, f->file_size));
+    iters->push_back(NewTableFileIterator(table_cache_, options, *f));
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
     if (!files_[level].empty()) {

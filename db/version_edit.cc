@@ -25,7 +25,14 @@ enum Tag : uint32_t {
   // varint32 level, varint64 number, varint64 size, length-prefixed smallest
   // and largest internal keys.
   kNewFileTag = 9,
+  // Format version 3: as kNewFileTag, then varint64 global sequence number
+  // (never 0). Written only for files that have one.
+  kNewFileGlobalSeqnoTag = 10,
 };
+
+// The format version of an edit without files with a global sequence number
+// (kFormatVersion otherwise).
+constexpr uint32_t kBaseFormatVersion = 2;
 
 void PutInternalKey(std::string* dst, const InternalKey& key) {
   PutLengthPrefixed(dst, key.Encode());
@@ -50,7 +57,7 @@ class EditDecoder {
           " (this build reads up to ", VersionEdit::kFormatVersion, ")"));
     }
 
-    bool seen[kNewFileTag + 1] = {};
+    bool seen[kNewFileGlobalSeqnoTag + 1] = {};
     seen[kFormatVersionTag] = true;
     while (!input_.empty()) {
       field_start_ = src_.size() - input_.size();
@@ -116,13 +123,26 @@ class EditDecoder {
           edit->RemoveFile(level, number);
           break;
         }
-        case kNewFileTag: {
+        case kNewFileTag:
+        case kNewFileGlobalSeqnoTag: {
+          const bool with_seqno = tag == kNewFileGlobalSeqnoTag;
+          if (with_seqno && version < 3) {
+            return absl::DataLossError(absl::StrCat(
+                "VersionEdit: field tag 10 (file with a global sequence "
+                "number) in a format version ",
+                version, " edit at offset ", field_start_));
+          }
           int level = 0;
           FileMetaData f;
           if (!GetLevel(&level) || !GetVarint64(&input_, &f.number) ||
               !GetVarint64(&input_, &f.file_size) ||
               !GetInternalKey(&f.smallest) || !GetInternalKey(&f.largest)) {
             return Error("new file");
+          }
+          if (with_seqno &&
+              (!GetVarint64(&input_, &f.global_seqno) || f.global_seqno == 0 ||
+               f.global_seqno > kMaxSequenceNumber)) {
+            return Error("global sequence number of a new file");
           }
           edit->AddFile(level, f);
           break;
@@ -166,8 +186,12 @@ class EditDecoder {
 }  // namespace
 
 void VersionEdit::EncodeTo(std::string* dst) const {
+  bool has_global_seqno = false;
+  for (const auto& [level, f] : new_files_) {
+    if (f.global_seqno != 0) has_global_seqno = true;
+  }
   PutVarint32(dst, kFormatVersionTag);
-  PutVarint32(dst, kFormatVersion);
+  PutVarint32(dst, has_global_seqno ? kFormatVersion : kBaseFormatVersion);
   if (comparator_) {
     PutVarint32(dst, kComparatorTag);
     PutLengthPrefixed(dst, *comparator_);
@@ -195,12 +219,14 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutVarint64(dst, number);
   }
   for (const auto& [level, f] : new_files_) {
-    PutVarint32(dst, kNewFileTag);
+    PutVarint32(dst,
+                f.global_seqno != 0 ? kNewFileGlobalSeqnoTag : kNewFileTag);
     PutVarint32(dst, static_cast<uint32_t>(level));
     PutVarint64(dst, f.number);
     PutVarint64(dst, f.file_size);
     PutInternalKey(dst, f.smallest);
     PutInternalKey(dst, f.largest);
+    if (f.global_seqno != 0) PutVarint64(dst, f.global_seqno);
   }
 }
 
@@ -235,7 +261,11 @@ std::string VersionEdit::DebugString() const {
   for (const auto& [level, f] : new_files_) {
     absl::StrAppend(&r, "  new file: level ", level, " #", f.number, " ",
                     f.file_size, " bytes [", f.smallest.DebugString(), " .. ",
-                    f.largest.DebugString(), "]\n");
+                    f.largest.DebugString(), "]");
+    if (f.global_seqno != 0) {
+      absl::StrAppend(&r, " global seqno ", f.global_seqno);
+    }
+    r.append("\n");
   }
   r.append("}\n");
   return r;

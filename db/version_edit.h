@@ -21,6 +21,10 @@ struct FileMetaData {
   uint64_t file_size = 0;
   InternalKey smallest;  // smallest internal key in the table
   InternalKey largest;   // largest internal key in the table
+  // 0: the table's entries carry their own sequence numbers. Otherwise an
+  // ingested table (db/global_seqno.h): its entries are stored at sequence 0
+  // and all read as this sequence number; smallest and largest carry it.
+  SequenceNumber global_seqno = 0;
   // Not part of the file's description (never encoded, not copied): the
   // open table, once a read pinned it. See TablePinSlot.
   TablePinSlot pin;
@@ -32,10 +36,13 @@ struct FileMetaData {
 // Thread safety: a plain value; not safe for concurrent mutation.
 class VersionEdit {
  public:
-  // Format version written at the head of every encoded edit. Versions 1 to
+  // Format version written at the head of an encoded edit. Versions 1 to
   // kFormatVersion are read; version 1 also had a previous log number
-  // (always 0), retired in version 2.
-  static constexpr uint32_t kFormatVersion = 2;
+  // (always 0), retired in version 2. Version 3 added files with a global
+  // sequence number (ingested tables); an edit without one is still written
+  // as version 2, so a database that never ingested stays readable by builds
+  // that read up to version 2.
+  static constexpr uint32_t kFormatVersion = 3;
 
   void Clear() { *this = VersionEdit(); }
 

@@ -239,6 +239,8 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     current_touched = true;
     s = SetCurrentFile(env_, dbname_, manifest_number);
   }
+  // `log` is null if the new MANIFEST could not be created.
+  const uint64_t manifest_size = s.ok() ? log->size() : 0;
   mu->Lock();
 
   if (!s.ok()) {
@@ -262,6 +264,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     descriptor_log_ = std::move(new_log);
     manifest_file_number_ = manifest_number;
   }
+  manifest_file_size_ = manifest_size;
   for (const auto& [level, key] : edit->compact_pointers()) {
     compact_pointer_[level] = key;
   }

@@ -31,8 +31,8 @@ namespace sift {
 // Thread safety: external synchronization. Callers hold the DB mutex (a
 // sift::Mutex, util/mutex.h) for
 // every call; LogAndApply releases it while it writes the MANIFEST. Only one
-// LogAndApply runs at a time (the DB calls it from Open and from its single
-// background thread).
+// LogAndApply runs at a time (the DB calls it from Open, from its single
+// background thread, and from an ingestion while that thread is paused).
 //
 // Opening:
 //   - an existing database: Recover(), then LogAndApply of the recovery edit
@@ -89,6 +89,10 @@ class VersionSet {
   void ReuseFileNumber(uint64_t number);
 
   uint64_t ManifestFileNumber() const { return manifest_file_number_; }
+  // The MANIFEST's first ManifestFileSize() bytes are the records that make
+  // current() (what a checkpoint copies); a record being written by a
+  // LogAndApply under way, or left by a failed one, lies beyond them.
+  uint64_t ManifestFileSize() const { return manifest_file_size_; }
   // Logs with numbers below LogNumber() are no longer needed: their contents
   // are in tables.
   uint64_t LogNumber() const { return log_number_; }
@@ -169,6 +173,7 @@ class VersionSet {
 
   uint64_t next_file_number_ = 2;
   uint64_t manifest_file_number_ = 0;
+  uint64_t manifest_file_size_ = 0;
   std::atomic<SequenceNumber> last_sequence_{0};
   uint64_t log_number_ = 0;
 

@@ -67,15 +67,19 @@ absl::Status WritePath::Write(const WriteOptions& options,
     // Only the front writer switches memtables, so `mem` stays the active
     // memtable while the mutex is released.
     MemTable* const mem = state_.mem().get();
+    uint64_t logged = 0;
     {
       state_.mutex.Unlock();
       status = log_->AddRecord(WriteBatchInternal::Contents(&group_batch_));
+      logged = log_->size();
       if (status.ok() && w.sync) status = logfile_->Sync();
       if (status.ok())
         status = WriteBatchInternal::InsertInto(&group_batch_, mem);
       state_.mutex.Lock();
     }
     if (status.ok()) {
+      state_.wal_bytes_written += logged - logged_bytes_;
+      logged_bytes_ = logged;
       state_.versions->SetLastSequence(last_sequence);
     } else {
       // The WAL may now hold a partial record, or a record the memtable
@@ -96,6 +100,35 @@ absl::Status WritePath::Write(const WriteOptions& options,
     }
     if (ready == last_writer) break;
   }
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return status;
+}
+
+absl::Status WritePath::RunAlone(absl::FunctionRef<bool()> needs_flush,
+                                 absl::FunctionRef<absl::Status()> fn) {
+  // Without a batch, like a switch request: never merged into a group.
+  Writer w(nullptr, false);
+  MutexLock lock(&state_.mutex);
+  writers_.push_back(&w);
+  while (&w != writers_.front()) w.cv.Wait(&state_.mutex);
+
+  absl::Status status = state_.bg_error;
+  if (status.ok() && needs_flush()) {
+    status = MakeRoomForWrite(/*force=*/true);
+    if (status.ok()) status = background_.WaitForFlush();
+  }
+  if (status.ok() && logfile_ != nullptr) {
+    // Every write before this point becomes durable: whatever fn makes
+    // durable (an ingestion) then never survives a crash that loses an
+    // earlier write.
+    state_.mutex.Unlock();
+    status = logfile_->Sync();
+    state_.mutex.Lock();
+    if (!status.ok()) state_.RecordBackgroundError(status);
+  }
+  if (status.ok()) status = fn();
+
+  writers_.pop_front();
   if (!writers_.empty()) writers_.front()->cv.Signal();
   return status;
 }
@@ -189,6 +222,7 @@ absl::Status WritePath::SwitchMemTable() {
   }
   logfile_ = std::move(file);
   log_ = std::make_unique<log::Writer>(logfile_.get());
+  logged_bytes_ = 0;
   state_.SwitchMemTable(number);
   background_.MaybeSchedule();
   return absl::OkStatus();

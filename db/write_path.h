@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "db/background.h"
 #include "db/db_state.h"
@@ -53,9 +54,29 @@ class WritePath {
   absl::Status Write(const WriteOptions& options, const WriteBatch* updates)
       ABSL_LOCKS_EXCLUDED(state_.mutex);
 
+  // Run `fn` as the front writer, alone: no write commits, no sequence
+  // number is taken and the memtable is not switched while it runs. First,
+  // if needs_flush() (called with the mutex held) is true, the active
+  // memtable is switched out and the memtables are flushed to tables; then
+  // the WAL is synced, so every write before fn is durable. `fn` runs with the
+  // mutex held and may release it. Returns the DB's background error if there
+  // is one (fn is then not run), else the flush's error or fn's result. A
+  // failed fn is not a write error: later writes go on.
+  absl::Status RunAlone(absl::FunctionRef<bool()> needs_flush,
+                        absl::FunctionRef<absl::Status()> fn)
+      ABSL_LOCKS_EXCLUDED(state_.mutex);
+
   // Sync and close the WAL at shutdown. REQUIRES: no write running or to
   // come.
   absl::Status Close();
+
+  // The size of the active WAL (number state.logfile_number()) up to the end
+  // of the last group committed: every acknowledged write to it is in that
+  // prefix, and the prefix ends at a record boundary (no partial record of a
+  // group being appended), so a copy of it is a clean log.
+  uint64_t LoggedBytes() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex) {
+    return logged_bytes_;
+  }
 
  private:
   struct Writer;
@@ -84,6 +105,7 @@ class WritePath {
   BackgroundWork& background_;
 
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(state_.mutex);
+  uint64_t logged_bytes_ ABSL_GUARDED_BY(state_.mutex) = 0;
 
   // Front writer only (see the class comment).
   std::unique_ptr<WritableFile> logfile_;

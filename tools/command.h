@@ -45,6 +45,8 @@ void AddFilterCommand(CommandSet* commands);
 void AddWalCommand(CommandSet* commands);
 void AddManifestCommand(CommandSet* commands);
 void AddVerifyCommand(CommandSet* commands);
+// checkpoint ingest dump load
+void AddScaleOutCommands(CommandSet* commands);
 
 }  // namespace sift::tools
 

@@ -287,6 +287,25 @@ class MemEnv final : public EnvWrapper {
     return absl::OkStatus();
   }
 
+  // Both names share one FileData, as two links share an inode.
+  absl::Status LinkFile(const std::string& src,
+                        const std::string& target) override {
+    MutexLock lock(&mu_);
+    auto it = files_.find(Normalize(src));
+    if (it == files_.end()) {
+      return absl::NotFoundError(absl::StrCat("link ", src, " to ", target,
+                                              ": No such file or directory"));
+    }
+    const std::string to = Normalize(target);
+    if (files_.contains(to) || dirs_.contains(to)) {
+      return absl::InternalError(
+          absl::StrCat("link ", src, " to ", target, ": File exists"));
+    }
+    FileRef file = it->second;  // the insertion may move the map's entries
+    files_[to] = std::move(file);
+    return absl::OkStatus();
+  }
+
   absl::Status SyncDir(const std::string& dir) override {
     MutexLock lock(&mu_);
     if (!DirExists(Normalize(dir))) return NoSuchFile(dir);

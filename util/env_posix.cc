@@ -465,6 +465,23 @@ class PosixEnv final : public Env {
     return absl::OkStatus();
   }
 
+  absl::Status LinkFile(const std::string& src,
+                        const std::string& target) override {
+    if (::link(src.c_str(), target.c_str()) == 0) return absl::OkStatus();
+    const int err = errno;
+    const std::string context = absl::StrCat("link ", src, " to ", target);
+    switch (err) {
+      case EXDEV:       // different file systems
+      case EPERM:       // a file system without hard links
+      case EOPNOTSUPP:  // likewise (some network file systems)
+      case EMLINK:      // the file has as many links as it may
+        return absl::UnimplementedError(
+            absl::StrCat(context, ": ", ErrnoMessage(err)));
+      default:
+        return PosixError(context, err);
+    }
+  }
+
   absl::Status SyncDir(const std::string& dir) override {
     const int fd = RetryOnEintr([&] {
       return ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -314,6 +314,22 @@ absl::Status FaultInjectionEnv::RenameFile(const std::string& src,
   return absl::OkStatus();
 }
 
+absl::Status FaultInjectionEnv::LinkFile(const std::string& src,
+                                         const std::string& target_name) {
+  MutexLock lock(&mu_);
+  if (absl::Status s = CheckFault(OpKind::kCreate, target_name); !s.ok()) {
+    return s;
+  }
+  const FileId id = Track(Normalize(src));
+  if (absl::Status s = target()->LinkFile(src, target_name); !s.ok()) {
+    return s;
+  }
+  // The new name shares the file's durable size; the name itself becomes
+  // durable with its directory.
+  if (id != 0) live_[Normalize(target_name)] = id;
+  return absl::OkStatus();
+}
+
 absl::Status FaultInjectionEnv::SyncDir(const std::string& dir) {
   MutexLock lock(&mu_);
   if (absl::Status s = CheckFault(OpKind::kSync, dir); !s.ok()) return s;

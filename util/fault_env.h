@@ -11,9 +11,10 @@
 //     do not make data durable.
 //   * names: each directory's durable entries are its entries as of the last
 //     successful SyncDir of that directory. Creating a file
-//     (NewWritableFile/NewAppendableFile of a new name), RenameFile and
-//     RemoveFile change only the live namespace until the directories
-//     involved are synced (both the source's and the target's for a rename).
+//     (NewWritableFile/NewAppendableFile of a new name), LinkFile (a second
+//     name for the same file), RenameFile and RemoveFile change only the live
+//     namespace until the directories involved are synced (both the source's
+//     and the target's for a rename).
 //   * a file that existed before the wrapper first saw it counts as fully
 //     durable (data and name).
 //   * NewWritableFile on an existing name counts as a new file replacing the
@@ -47,7 +48,7 @@
 //   kSync   WritableFile::Sync and Env::SyncDir
 //   kRead   SequentialFile::Read and RandomAccessFile::Read
 //   kRename Env::RenameFile
-//   kCreate Env::NewWritableFile and Env::NewAppendableFile
+//   kCreate Env::NewWritableFile, Env::NewAppendableFile and Env::LinkFile
 //   kRemove Env::RemoveFile
 //   kAny    every operation above (a kAny fault counts all of them)
 // OpCount(kind) counts the operations of that kind attempted through the
@@ -108,6 +109,8 @@ class FaultInjectionEnv : public EnvWrapper {
   absl::Status RenameFile(const std::string& src,
                           const std::string& target) override;
   absl::Status SyncDir(const std::string& dir) override;
+  absl::Status LinkFile(const std::string& src,
+                        const std::string& target) override;
 
  private:
   class FaultSequentialFile;

@@ -127,6 +127,10 @@ class DB {
   //   "sift.filter-memory-bytes"     bytes of filters held by open tables
   //   "sift.sstables"                every live table by level
   //   "sift.approximate-memory-usage" memtables + block cache
+  //   "sift.bytes-written"           bytes written since Open to WALs and
+  //                                  to the tables of flushes and
+  //                                  compactions (write amplification =
+  //                                  this / user bytes written)
   //   "sift.recovery"                what Open's log replay did, one
   //                                  "name: value" line each: logs and
   //                                  records replayed; if damage stopped it
@@ -134,6 +138,50 @@ class DB {
   //                                  records and bytes left out, and the
   //                                  NNNNNN.log.damaged files kept aside
   virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
+
+  // Add the tables in `paths` (written by TableFileWriter,
+  // sift/table_file_writer.h) to the database, atomically: after a crash at
+  // any point, either every file of the call is in the database or none is.
+  // The whole call gets one sequence number above every write before it, so
+  // its values and deletions shadow older entries of the same keys, and
+  // snapshots taken before the call do not see them. When the call returns
+  // OK, the files and every write acknowledged before it are durable. Each file
+  // is copied (or linked, see IngestOptions::move_files) into the database
+  // directory and placed at the deepest level where it overlaps no other table;
+  // the memtable is flushed first if it holds keys in a file's range. A file
+  // whose filter is smaller than the database would give a table of that
+  // level is rewritten with a filter of the right size.
+  // Errors (the database is left unchanged, the copies removed):
+  //   absl::InvalidArgumentError  `paths` is empty, or two files of the call
+  //                               overlap in key range, or a file is empty
+  //                               or holds keys not written by
+  //                               TableFileWriter (naming the file);
+  //   absl::DataLossError         a file is not a readable table, or (with
+  //                               verify_checksums) a block is damaged;
+  //   absl::NotFoundError         a file does not exist;
+  //   absl::UnavailableError, absl::InternalError  I/O failures.
+  // The caller's files are never removed or modified.
+  virtual absl::Status IngestExternalFiles(
+      const std::vector<std::string>& paths, const IngestOptions& options) = 0;
+
+  // Make an openable copy of the database in directory `dir` (which must not
+  // exist; its parent must) as of one point in time: it holds every write
+  // acknowledged before the call, and of the writes racing with the call a
+  // prefix in commit order; nothing written after the call returns. Tables
+  // are hard-linked where the Env and file system allow (Env::LinkFile) and
+  // copied otherwise; the MANIFEST, the live WALs and CURRENT are copied. The
+  // checkpoint is durable when the call returns (every copy and `dir` are
+  // synced, CURRENT written last) and opens with DB::Open like any database.
+  // Writes, flushes and compactions go on during the call; obsolete files
+  // are kept until the copies are done. The checkpoint and the database
+  // share the linked tables' storage; the engine never modifies a table in
+  // place, so each goes on independently.
+  // Errors (nothing is left behind: a partial `dir` is removed):
+  //   absl::AlreadyExistsError    `dir` exists;
+  //   absl::InvalidArgumentError  `dir` is empty;
+  //   absl::UnavailableError, absl::InternalError  I/O failures, naming the
+  //                               file.
+  virtual absl::Status CreateCheckpoint(const std::string& dir) = 0;
 };
 
 // Delete the database in `path` and everything in it. Not an error if it

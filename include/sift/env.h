@@ -137,6 +137,18 @@ class Env {
                                   const std::string& target) = 0;
   // Make the directory's entries (created, renamed, removed files) durable.
   virtual absl::Status SyncDir(const std::string& dir) = 0;
+  // Give the file `src` a second name `target` (a hard link): both names then
+  // refer to the same contents, and removing one leaves the other. `target`
+  // must not exist. The new name is durable once its directory is synced
+  // (SyncDir). absl::UnimplementedError when this Env or the file system
+  // cannot link the two names (different file systems, a file system without
+  // hard links): the caller copies the file instead.
+  // Default: absl::UnimplementedError.
+  virtual absl::Status LinkFile(const std::string& src,
+                                const std::string& target) {
+    return absl::UnimplementedError("link " + src + " to " + target +
+                                    ": this Env has no hard links");
+  }
 
   // Take an exclusive lock on `fname` (created if missing) so that only one
   // DB object at a time opens a database. Fails at once with
@@ -209,6 +221,9 @@ class EnvWrapper : public Env {
   }
   absl::Status SyncDir(const std::string& d) override {
     return target_->SyncDir(d);
+  }
+  absl::Status LinkFile(const std::string& s, const std::string& t) override {
+    return target_->LinkFile(s, t);
   }
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& f) override {

@@ -171,6 +171,25 @@ struct WriteOptions {
   bool sync = false;
 };
 
+// Options for DB::IngestExternalFiles.
+//
+// Thread safety: a plain struct; read only during the call it is passed to.
+struct IngestOptions {
+  // Hard-link each file into the database instead of copying it. The
+  // caller's file is never removed or changed either way; with a link the
+  // database shares its data, so the caller must not modify it afterwards
+  // (removing it is fine). Where a link is impossible (another file system,
+  // an Env without links) the file is copied.
+  // Default: false
+  bool move_files = false;
+
+  // Read every block of each file and check its checksum before ingesting,
+  // refusing a damaged file with absl::DataLossError. false checks only
+  // what opening the table reads (footer, index, filter, properties).
+  // Default: true
+  bool verify_checksums = true;
+};
+
 }  // namespace sift
 
 #endif  // SIFT_INCLUDE_SIFT_OPTIONS_H_

@@ -134,7 +134,7 @@ TEST(VersionEditTest, RejectsUnknownTagsVersionsAndLevels) {
   // Format version: missing, zero, and newer than this build.
   expect_rejected(std::string("\x03\x05", 2), "format version");
   expect_rejected(std::string("\x01\x00", 2), "unsupported format version 0");
-  expect_rejected(std::string("\x01\x03", 2), "unsupported format version 3");
+  expect_rejected(std::string("\x01\x04", 2), "unsupported format version 4");
   // The previous log number, retired in version 2, is named there; version
   // 1 only ever wrote 0 into it.
   expect_rejected(header + std::string("\x04\x00", 2),

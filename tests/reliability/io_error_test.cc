@@ -116,18 +116,23 @@ class IOErrorTest : public testing::Test {
       if (db == nullptr) continue;  // not handed to the DB at all
       absl::Status s;
       switch (step.kind) {
-        case WorkloadStep::Kind::kWrite: {
-          WriteOptions wo;
-          wo.sync = step.write.sync;
-          WriteBatch batch;
-          for (const JournalUpdate& u : step.write.updates) {
-            if (u.is_delete) {
-              batch.Delete(u.key);
-            } else {
-              batch.Put(u.key, u.value);
+        case WorkloadStep::Kind::kWrite:
+        case WorkloadStep::Kind::kIngest: {
+          if (step.kind == WorkloadStep::Kind::kIngest) {
+            s = RunIngestStep(db.get(), env, step);
+          } else {
+            WriteOptions wo;
+            wo.sync = step.write.sync;
+            WriteBatch batch;
+            for (const JournalUpdate& u : step.write.updates) {
+              if (u.is_delete) {
+                batch.Delete(u.key);
+              } else {
+                batch.Put(u.key, u.value);
+              }
             }
+            s = db->Write(wo, &batch);
           }
-          s = db->Write(wo, &batch);
           for (const JournalUpdate& u : step.write.updates) {
             std::optional<std::string> v;
             if (!u.is_delete) v = u.value;

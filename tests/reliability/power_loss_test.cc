@@ -36,9 +36,13 @@ namespace {
 
 using OpKind = FaultInjectionEnv::OpKind;
 constexpr char kDb[] = "/powerloss";
-// Flushes, a compaction into several tables, a reopen (new MANIFEST), and
+// Flushes, a compaction into several tables, a reopen (new MANIFEST),
+// ingestions (into level 0, below it, and one over keys in the memtable,
+// which flushes it first; placed so that level 0 never reaches the
+// compaction trigger, which would start background work on its own), and
 // writes left in the WAL at the end.
-constexpr char kScript[] = "w60 g10 f w60 s f w60 g10 f c w40 s r w60 f w30 g5";
+constexpr char kScript[] =
+    "w60 g10 f w60 s f i w60 g10 f c i w40 i s r w60 f w30 g5";
 
 // What a run of the workload got done before the machine stopped.
 struct RunResult {
@@ -78,6 +82,14 @@ RunResult RunUntilFailure(Env* env, const std::vector<WorkloadStep>& steps,
         }
         break;
       }
+      case WorkloadStep::Kind::kIngest:
+        ++r.attempted;
+        s = RunIngestStep(db->get(), env, step);
+        if (s.ok()) {
+          ApplyOp(step.write, &model);
+          r.durable = r.attempted;  // with every write before it
+        }
+        break;
       case WorkloadStep::Kind::kGet: {
         std::string value;
         s = (*db)->Get(ReadOptions(), step.key, &value);

@@ -1,10 +1,14 @@
 #include "tests/reliability/workload.h"
 
 #include <cassert>
+#include <map>
+#include <memory>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "sift/table_file_writer.h"
 #include "tests/reliability/reliability_util.h"
 #include "util/random.h"
 
@@ -75,6 +79,24 @@ std::vector<WorkloadStep> MakeWorkload(std::string_view script, uint64_t seed) {
         case 'r':
           step.kind = WorkloadStep::Kind::kReopen;
           break;
+        case 'i': {
+          step.kind = WorkloadStep::Kind::kIngest;
+          step.write.id = next_write++;
+          step.write.sync = true;
+          std::map<std::string, JournalUpdate> sorted;
+          const int n = 20 + static_cast<int>(rnd.Uniform(21));
+          for (int j = 0; j < n; ++j) {
+            JournalUpdate u;
+            u.key = RandomKey(&rnd);
+            u.is_delete = rnd.OneIn(4);
+            if (!u.is_delete) u.value = RandomValue(&rnd, step.write.id);
+            sorted[u.key] = std::move(u);
+          }
+          for (auto& [key, u] : sorted) {
+            step.write.updates.push_back(std::move(u));
+          }
+          break;
+        }
         default:
           assert(false && "unknown workload step");
       }
@@ -96,13 +118,36 @@ Options WorkloadOptions(Env* env) {
   return options;
 }
 
+absl::Status RunIngestStep(DB* db, Env* env, const WorkloadStep& step) {
+  absl::Status s = env->CreateDir(kExternalDir);
+  if (!s.ok()) return s;
+  const std::string path =
+      absl::StrCat(kExternalDir, "/ingest-", step.write.id, ".sst");
+  Options options = WorkloadOptions(env);
+  absl::StatusOr<std::unique_ptr<TableFileWriter>> writer =
+      TableFileWriter::Open(options, path);
+  if (!writer.ok()) return writer.status();
+  for (const JournalUpdate& u : step.write.updates) {
+    s = u.is_delete ? (*writer)->Delete(u.key) : (*writer)->Put(u.key, u.value);
+    if (!s.ok()) return s;
+  }
+  absl::StatusOr<ExternalTableInfo> info = (*writer)->Finish();
+  if (!info.ok()) return info.status();
+  s = env->SyncDir(kExternalDir);
+  if (!s.ok()) return s;
+  return db->IngestExternalFiles({path}, IngestOptions());
+}
+
 std::vector<uint64_t> PrefixFingerprints(
     const std::vector<WorkloadStep>& steps) {
   KvMap state;
   uint64_t fp = 0;
   std::vector<uint64_t> out = {0};
   for (const WorkloadStep& step : steps) {
-    if (step.kind != WorkloadStep::Kind::kWrite) continue;
+    if (step.kind != WorkloadStep::Kind::kWrite &&
+        step.kind != WorkloadStep::Kind::kIngest) {
+      continue;
+    }
     for (const JournalUpdate& u : step.write.updates) {
       auto it = state.find(u.key);
       if (it != state.end()) {
@@ -122,7 +167,10 @@ std::vector<uint64_t> PrefixFingerprints(
 KvMap PrefixState(const std::vector<WorkloadStep>& steps, size_t k) {
   KvMap state;
   for (const WorkloadStep& step : steps) {
-    if (step.kind != WorkloadStep::Kind::kWrite) continue;
+    if (step.kind != WorkloadStep::Kind::kWrite &&
+        step.kind != WorkloadStep::Kind::kIngest) {
+      continue;
+    }
     if (step.write.id >= k) break;
     ApplyOp(step.write, &state);
   }

@@ -218,6 +218,26 @@ TEST_P(EnvTest, RenameReplacesTarget) {
   EXPECT_EQ(ReadFile("dst"), "new");
 }
 
+TEST_P(EnvTest, LinkGivesASecondNameToTheSameFile) {
+  WriteFile("a", "shared");
+  ASSERT_TRUE(env_->LinkFile(Path("a"), Path("b")).ok());
+  EXPECT_EQ(ReadFile("b"), "shared");
+  // Removing one name leaves the other.
+  ASSERT_TRUE(env_->RemoveFile(Path("a")).ok());
+  EXPECT_EQ(ReadFile("b"), "shared");
+  ASSERT_TRUE(env_->SyncDir(dir_).ok());
+
+  WriteFile("c", "other");
+  absl::Status s = env_->LinkFile(Path("b"), Path("c"));
+  EXPECT_FALSE(s.ok()) << "linking over an existing name";
+  EXPECT_FALSE(absl::IsUnimplemented(s)) << s;
+  EXPECT_EQ(ReadFile("c"), "other");
+  s = env_->LinkFile(Path("nope"), Path("d"));
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_NE(s.message().find(Path("nope")), std::string::npos) << s;
+  EXPECT_FALSE(env_->FileExists(Path("d")));
+}
+
 TEST_P(EnvTest, ChildrenExistenceRemoval) {
   WriteFile("a", "1");
   WriteFile("b", "22");

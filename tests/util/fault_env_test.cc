@@ -126,6 +126,40 @@ TEST_F(FaultEnvTest, RenameOfDurableFileIsMovedBack) {
   EXPECT_EQ(Contents("/db/a"), "data");
 }
 
+TEST_F(FaultEnvTest, LinkWithoutDirSyncIsUndone) {
+  ASSERT_TRUE(env_.CreateDir("/ckpt").ok());
+  Write("/db/t", "table", /*sync=*/true);
+  ASSERT_TRUE(env_.SyncDir("/db").ok());
+  ASSERT_TRUE(env_.LinkFile("/db/t", "/ckpt/t").ok());
+  EXPECT_EQ(Contents("/ckpt/t"), "table");
+  ASSERT_TRUE(env_.SimulateCrash().ok());
+  EXPECT_EQ(Contents("/ckpt/t"), "<missing>");
+  EXPECT_EQ(Contents("/db/t"), "table");
+
+  // Synced, the link survives, also once the first name is removed.
+  ASSERT_TRUE(env_.LinkFile("/db/t", "/ckpt/t").ok());
+  ASSERT_TRUE(env_.SyncDir("/ckpt").ok());
+  ASSERT_TRUE(env_.RemoveFile("/db/t").ok());
+  ASSERT_TRUE(env_.SyncDir("/db").ok());
+  ASSERT_TRUE(env_.SimulateCrash().ok());
+  EXPECT_EQ(Contents("/ckpt/t"), "table");
+  EXPECT_EQ(Contents("/db/t"), "<missing>");
+}
+
+TEST_F(FaultEnvTest, LinkCountsAsCreate) {
+  Write("/db/t", "table", /*sync=*/true);
+  env_.ResetCounters();
+  env_.FailAfter(OpKind::kCreate, 1, absl::InternalError("injected"),
+                 /*persistent=*/false);
+  absl::Status s = env_.LinkFile("/db/t", "/db/u");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/db/u"), std::string::npos) << s;
+  EXPECT_EQ(Contents("/db/u"), "<missing>");
+  EXPECT_EQ(env_.OpCount(OpKind::kCreate), 1u);
+  EXPECT_TRUE(env_.LinkFile("/db/t", "/db/u").ok());
+  EXPECT_EQ(Contents("/db/u"), "table");
+}
+
 TEST_F(FaultEnvTest, RemovalWithoutDirSyncIsUndone) {
   Write("/db/old", "keep me", /*sync=*/true);
   Write("/db/gone", "bye", /*sync=*/true);
