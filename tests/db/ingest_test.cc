@@ -202,6 +202,21 @@ TEST_F(IngestTest, ShadowsOlderValuesAndDeletesAndKeepsSnapshots) {
   EXPECT_EQ(Get(test::NumberKey(151, 6), before), "old151");
   EXPECT_EQ(Get(test::NumberKey(150, 6), before), "mem");
   EXPECT_EQ(ReadAll(before), at_snapshot);
+  // MultiGet too, at the snapshot and now.
+  {
+    const std::vector<std::string_view> keys = {"000150", "000151", "000099"};
+    ReadOptions ro;
+    ro.snapshot = before;
+    std::vector<std::string> values;
+    std::vector<absl::Status> statuses = db_->MultiGet(ro, keys, &values);
+    ASSERT_EQ(statuses.size(), 3u);
+    EXPECT_TRUE(statuses[0].ok() && values[0] == "mem") << statuses[0];
+    EXPECT_TRUE(statuses[1].ok() && values[1] == "old151") << statuses[1];
+    statuses = db_->MultiGet(ReadOptions(), keys, &values);
+    EXPECT_TRUE(absl::IsNotFound(statuses[0])) << statuses[0];
+    EXPECT_TRUE(statuses[1].ok() && values[1] == "new151") << statuses[1];
+    EXPECT_TRUE(statuses[2].ok() && values[2] == "old99") << statuses[2];
+  }
   db_->ReleaseSnapshot(before);
 
   // Later writes win over the ingested data.
