@@ -193,13 +193,28 @@ bool InRange(const Comparator* ucmp, std::string_view user_key,
 
 }  // namespace
 
+TableCache::PinHint Version::PinHintFor(const FileMetaData& f,
+                                        int level) const {
+  TableCache::PinHint hint;
+  // Only a table not pinned yet needs the hint: nearly every probe skips
+  // the walk over the levels.
+  if (f.pin.table() != nullptr) return hint;
+  int last = config::kNumLevels - 1;
+  while (last > 0 && files_[last].empty()) --last;
+  hint.last_level = level == last;
+  for (int l = 0; l < last; ++l) hint.upper_level_tables += files_[l].size();
+  return hint;
+}
+
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           std::string* value, ReadStats* stats) const {
   const Comparator* ucmp = icmp_->user_comparator();
   const std::string_view user_key = key.user_key();
-  auto probe = [&](const FileMetaData& f, Outcome* outcome) -> absl::Status {
+  auto probe = [&](const FileMetaData& f, int level,
+                   Outcome* outcome) -> absl::Status {
     TableCache::TableRef ref;
-    absl::StatusOr<const Table*> table = table_cache_->GetTable(f, &ref);
+    absl::StatusOr<const Table*> table =
+        table_cache_->GetTable(f, &ref, PinHintFor(f, level), stats);
     if (!table.ok()) return table.status();
     return ProbeTable(**table, f, ucmp, options, key, value, outcome, stats);
   };
@@ -211,7 +226,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     const FileMetaData& f = **it;
     if (!InRange(ucmp, user_key, f)) continue;
     Outcome outcome;
-    if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
+    if (absl::Status s = probe(f, 0, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
   }
 
@@ -224,7 +239,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     const FileMetaData& f = *files[index];
     if (ucmp->Compare(user_key, f.smallest.user_key()) < 0) continue;
     Outcome outcome;
-    if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
+    if (absl::Status s = probe(f, level, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
   }
   return absl::NotFoundError("key not found");
@@ -241,6 +256,7 @@ void Version::MultiGet(const ReadOptions& options,
   struct Probe {
     BatchLookup* lookup;
     const FileMetaData* file;
+    int level;
     const Table* table;
   };
   std::vector<Probe> round;
@@ -248,8 +264,8 @@ void Version::MultiGet(const ReadOptions& options,
   auto run_round = [&] {
     for (Probe& p : round) {
       TableCache::TableRef ref;
-      absl::StatusOr<const Table*> table =
-          table_cache_->GetTable(*p.file, &ref);
+      absl::StatusOr<const Table*> table = table_cache_->GetTable(
+          *p.file, &ref, PinHintFor(*p.file, p.level), stats);
       if (!table.ok()) {
         *p.lookup->status = table.status();
         p.lookup->done = true;
@@ -282,7 +298,7 @@ void Version::MultiGet(const ReadOptions& options,
   for (auto it = level0.rbegin(); it != level0.rend(); ++it) {
     for (BatchLookup& l : lookups) {
       if (!l.done && InRange(ucmp, l.key->user_key(), **it)) {
-        round.push_back(Probe{&l, it->get(), nullptr});
+        round.push_back(Probe{&l, it->get(), 0, nullptr});
       }
     }
     run_round();
@@ -298,7 +314,7 @@ void Version::MultiGet(const ReadOptions& options,
       if (index < files.size() &&
           ucmp->Compare(l.key->user_key(), files[index]->smallest.user_key()) >=
               0) {
-        round.push_back(Probe{&l, files[index].get(), nullptr});
+        round.push_back(Probe{&l, files[index].get(), level, nullptr});
       }
     }
     run_round();

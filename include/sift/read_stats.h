@@ -17,6 +17,10 @@ struct ReadStats {
   uint64_t block_cache_hits = 0;  // blocks served from the block cache
   uint64_t block_reads = 0;       // blocks read from files
   uint64_t bytes_read = 0;        // bytes of those block reads
+  // Tables a Get had to open because they were not open (the tree has more
+  // tables than Options::max_open_files keeps open): each costs reading the
+  // table's footer, index and filter from its file.
+  uint64_t table_loads = 0;
 
   // false_positives / (negatives + false_positives): the filters' measured
   // false-positive rate over tables that did not hold the key. 0 if none.
@@ -43,6 +47,7 @@ struct ReadStats {
     block_cache_hits += o.block_cache_hits;
     block_reads += o.block_reads;
     bytes_read += o.bytes_read;
+    table_loads += o.table_loads;
     return *this;
   }
 };
