@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -42,7 +43,7 @@ constexpr int kKeySpace = 3000;
 
 class DBModelTest : public testing::TestWithParam<ModelConfig> {
  protected:
-  DBModelTest() : env_(NewMemEnv(Env::Default())), rnd_(0x5eed + Seed()) {
+  DBModelTest() : env_(test::NewTestEnv()), rnd_(0x5eed + Seed()) {
     const ModelConfig& c = GetParam();
     options_.env = env_.get();
     options_.create_if_missing = true;
