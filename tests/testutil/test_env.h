@@ -22,7 +22,10 @@ bool DirectReadsUnderTest();
 // is asked for, so every table read the suite makes is a direct read of a
 // real file. The directory is $SIFT_TEST_DIR (ctest sets it to a directory
 // of the build tree: /tmp may be a tmpfs) or ./sift_test_files, and is
-// removed with the Env. Threads and the clock are Env::Default()'s.
+// removed with the Env. WritableFile::Sync and SyncDir do not force data
+// to the device (Sync flushes to the kernel): these suites test reads, and a
+// thousand fdatasyncs per test would cost minutes; durability is the
+// reliability suites' business. Threads and the clock are Env::Default()'s.
 std::unique_ptr<Env> NewTestEnv();
 
 }  // namespace sift::test
