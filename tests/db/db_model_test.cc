@@ -33,9 +33,13 @@ struct ModelConfig {
 };
 
 // Operations per option set: >= 100,000 in a normal build; sanitizer builds
-// (SIFT_SANITIZED set) run a fifth of that.
+// (SIFT_SANITIZED set) and the direct-read run (every block read a device
+// read, test_env.h) run a fifth of that.
 int OpsPerConfig() {
-  return std::getenv("SIFT_SANITIZED") != nullptr ? 20000 : 100000;
+  return std::getenv("SIFT_SANITIZED") != nullptr ||
+                 test::DirectReadsUnderTest()
+             ? 20000
+             : 100000;
 }
 
 constexpr int kReopenEvery = 1000;
