@@ -105,7 +105,9 @@ std::string StatsText(DBState& state) {
       absl::StrFormat("  blocks: %u read from files (%u bytes), %u block "
                       "cache hits; block reads per Get %.4f\n",
                       rs.block_reads, rs.bytes_read, rs.block_cache_hits,
-                      rs.ReadAmplification()));
+                      rs.ReadAmplification()),
+      absl::StrFormat("  tables loaded again (not open): %u\n",
+                      rs.table_loads));
   absl::StrAppend(&out, "Memory: filters ",
                   state.table_cache->FilterMemoryUsage(), " bytes, indexes ",
                   state.table_cache->IndexMemoryUsage(), " bytes, ",
@@ -161,6 +163,9 @@ std::optional<std::string> GetDBProperty(DBState& state,
   }
   if (name == "filter-memory-bytes") {
     return absl::StrCat(state.table_cache->FilterMemoryUsage());
+  }
+  if (name == "index-memory-bytes") {
+    return absl::StrCat(state.table_cache->IndexMemoryUsage());
   }
   if (name == "sstables") {
     std::shared_ptr<const Version> current;

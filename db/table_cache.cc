@@ -1,5 +1,6 @@
 #include "db/table_cache.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -59,6 +60,35 @@ class PinnedTableIterator final : public Iterator {
   std::unique_ptr<Iterator> iter_;
 };
 
+// An iterator over a table opened for it alone (see NewIterator): owns the
+// table, which is closed with the iterator.
+class OwnedTableIterator final : public Iterator {
+ public:
+  OwnedTableIterator(std::unique_ptr<Table> table, const ReadOptions& options)
+      : table_(std::move(table)), iter_(table_->NewIterator(options)) {}
+
+  bool Valid() const override { return iter_->Valid(); }
+  void SeekToFirst() override { iter_->SeekToFirst(); }
+  void SeekToLast() override { iter_->SeekToLast(); }
+  void Seek(std::string_view target) override { iter_->Seek(target); }
+  void Next() override { iter_->Next(); }
+  void Prev() override { iter_->Prev(); }
+  std::string_view key() const override { return iter_->key(); }
+  std::string_view value() const override { return iter_->value(); }
+  absl::Status status() const override { return iter_->status(); }
+
+ private:
+  // Declared first: destroyed after iter_, which reads from the table.
+  std::unique_ptr<Table> table_;
+  std::unique_ptr<Iterator> iter_;
+};
+
+RandomAccessMode ReadModeOf(const Options& options) {
+  if (options.use_direct_reads) return RandomAccessMode::kDirect;
+  return options.allow_mmap_reads ? RandomAccessMode::kMemoryMapped
+                                  : RandomAccessMode::kBuffered;
+}
+
 }  // namespace
 
 // One pinned table: the cache reference that keeps it open, and the count of
@@ -110,8 +140,7 @@ TableCache::TableCache(std::string dbname, const Options& options,
                        int max_open_tables)
     : dbname_(std::move(dbname)),
       max_pinned_tables_(static_cast<size_t>(max_open_tables)),
-      read_mode_(options.allow_mmap_reads ? RandomAccessMode::kMemoryMapped
-                                          : RandomAccessMode::kBuffered),
+      read_mode_(ReadModeOf(options)),
       env_(options.env),
       table_options_(MakeTableOptions(options, icmp, block_cache)),
       cache_(NewLRUCache(static_cast<size_t>(max_open_tables))) {}
@@ -134,17 +163,11 @@ TableOptions TableCache::MakeTableOptions(const Options& options,
   return t;
 }
 
-absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
-                                                           uint64_t file_size) {
-  const CacheKey key(file_number);
-  if (Cache::Handle* h = cache_->Lookup(key.view()); h != nullptr) {
-    return TableRef(cache_.get(), h);
-  }
-  // Two threads missing at once both open the table; the second Insert
-  // replaces the first entry, which is closed when its users let go.
+absl::StatusOr<std::unique_ptr<Table>> TableCache::OpenTableFile(
+    uint64_t file_number, uint64_t file_size, RandomAccessMode mode) const {
   const std::string fname = TableFileName(dbname_, file_number);
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
-      env_->NewRandomAccessFile(fname, read_mode_);
+      env_->NewRandomAccessFile(fname, mode);
   if (!file.ok()) {
     // A table a version names is missing: damage, never "key not found".
     if (absl::IsNotFound(file.status())) {
@@ -153,8 +176,25 @@ absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
     }
     return file.status();
   }
+  return Table::Open(table_options_, *std::move(file), file_size, fname);
+}
+
+absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
+                                                           uint64_t file_size) {
+  return FindOrOpen(file_number, file_size, nullptr);
+}
+
+absl::StatusOr<TableCache::TableRef> TableCache::FindOrOpen(
+    uint64_t file_number, uint64_t file_size, bool* opened) {
+  const CacheKey key(file_number);
+  if (Cache::Handle* h = cache_->Lookup(key.view()); h != nullptr) {
+    return TableRef(cache_.get(), h);
+  }
+  if (opened != nullptr) *opened = true;
+  // Two threads missing at once both open the table; the second Insert
+  // replaces the first entry, which is closed when its users let go.
   absl::StatusOr<std::unique_ptr<Table>> table =
-      Table::Open(table_options_, *std::move(file), file_size, fname);
+      OpenTableFile(file_number, file_size, read_mode_);
   if (!table.ok()) return table.status();
 
   auto entry = std::make_unique<OpenTable>();
@@ -171,13 +211,24 @@ absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
 }
 
 absl::StatusOr<const Table*> TableCache::GetTable(const FileMetaData& file,
-                                                  TableRef* ref) {
+                                                  TableRef* ref, PinHint hint,
+                                                  ReadStats* stats) {
   if (const Table* pinned = file.pin.table(); pinned != nullptr) return pinned;
-  absl::StatusOr<TableRef> found = FindTable(file.number, file.file_size);
+  bool opened = false;
+  absl::StatusOr<TableRef> found =
+      FindOrOpen(file.number, file.file_size, &opened);
   if (!found.ok()) return found.status();
+  if (opened && stats != nullptr) ++stats->table_loads;
+  // Places a last-level table may not take: one per upper-level table (the
+  // policy in the header). A pin is never taken back (a reader may use the
+  // table through it without holding a reference), so places for upper
+  // tables are kept free up front rather than reclaimed later.
+  const size_t reserved =
+      hint.last_level ? std::min(hint.upper_level_tables, max_pinned_tables_)
+                      : 0;
   // Reserve a place among the pinned tables; give it back if full.
   if (usage_.pinned_tables.fetch_add(1, std::memory_order_relaxed) >=
-      max_pinned_tables_) {
+      max_pinned_tables_ - reserved) {
     usage_.pinned_tables.fetch_sub(1, std::memory_order_relaxed);
     *ref = *std::move(found);
     return &ref->table();
@@ -217,6 +268,16 @@ absl::Status TableCache::Get(
 std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
                                                   uint64_t file_number,
                                                   uint64_t file_size) {
+  if (read_mode_ == RandomAccessMode::kDirect && !options.fill_cache) {
+    // A one-pass read (a compaction input): direct reads would cost a device
+    // read per block, and nothing it reads is kept. Its own buffered table
+    // lets the kernel read ahead; the page cache drops the pages when the
+    // compacted file is deleted.
+    absl::StatusOr<std::unique_ptr<Table>> table =
+        OpenTableFile(file_number, file_size, RandomAccessMode::kBuffered);
+    if (!table.ok()) return NewEmptyIterator(table.status());
+    return std::make_unique<OwnedTableIterator>(*std::move(table), options);
+  }
   absl::StatusOr<TableRef> ref = FindTable(file_number, file_size);
   if (!ref.ok()) return NewEmptyIterator(ref.status());
   return std::make_unique<PinnedTableIterator>(*std::move(ref), options);

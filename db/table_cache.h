@@ -23,6 +23,15 @@
 
 namespace sift {
 
+// Where a file stands in the reader's version, for the pinning policy of
+// TableCache::GetTable.
+struct TablePinHint {
+  // The file is in the deepest non-empty level.
+  bool last_level = false;
+  // Files in the levels above the deepest non-empty one.
+  size_t upper_level_tables = 0;
+};
+
 // Keeps up to `max_open_tables` tables open (file handle, index and filter in
 // memory), least recently used first out. Tables are keyed by file number; a
 // table is opened on first use and closed when evicted and no longer in use.
@@ -77,13 +86,26 @@ class TableCache {
   // the file). A failed open is not cached: the next call tries again.
   absl::StatusOr<TableRef> FindTable(uint64_t file_number, uint64_t file_size);
 
+  using PinHint = TablePinHint;
+
   // The open table of `file`, without a cache lookup once it is pinned in
-  // file.pin. The first use opens (or finds) the table and pins it there,
-  // unless max_open_tables tables are pinned already; then the table is
-  // found in the cache each time and held by *ref. The table lives as long
-  // as `file` (or *ref). Errors as FindTable.
-  absl::StatusOr<const Table*> GetTable(const FileMetaData& file,
-                                        TableRef* ref);
+  // file.pin. The first use opens (or finds) the table and pins it there if
+  // the policy below allows; otherwise the table is found in the cache each
+  // time and held by *ref. The table lives as long as `file` (or *ref).
+  // Counts a table_loads in *stats (nullable) when the table had to be
+  // opened. Errors as FindTable.
+  //
+  // Pinning policy: at most max_open_tables tables are pinned, and a pin
+  // lasts as long as its file. A lookup consults the filter of a table in
+  // every level above the last (and of each level-0 table covering the
+  // key), and the last level holds most of the tables; so a table above
+  // the last level pins while any place is free, a last-level table only
+  // while places remain for all hint.upper_level_tables upper tables. When
+  // the tree outgrows max_open_files, the tables opened, read and dropped
+  // again (table_loads) are then last-level tables only.
+  absl::StatusOr<const Table*> GetTable(const FileMetaData& file, TableRef* ref,
+                                        PinHint hint = {},
+                                        ReadStats* stats = nullptr);
 
   // Point lookup of `internal_key` in `file`'s table (see Table::Get),
   // through GetTable.
@@ -104,7 +126,10 @@ class TableCache {
       ReadStats* stats);
 
   // Iterator over table file_number; keeps the table open while it lives. If
-  // the table cannot be opened, an empty iterator carrying the error.
+  // the table cannot be opened, an empty iterator carrying the error. Under
+  // Options::use_direct_reads an iterator with options.fill_cache false (a
+  // compaction input) reads through a buffered table of its own instead of
+  // the shared direct one, so the kernel reads ahead for it.
   // REQUIRES: the TableCache outlives the iterator.
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
                                         uint64_t file_number,
@@ -136,6 +161,13 @@ class TableCache {
   };
 
  private:
+  // Open and validate table file_number with its file read as `mode` asks.
+  absl::StatusOr<std::unique_ptr<Table>> OpenTableFile(
+      uint64_t file_number, uint64_t file_size, RandomAccessMode mode) const;
+  // FindTable; sets *opened (nullable) if the table had to be opened.
+  absl::StatusOr<TableRef> FindOrOpen(uint64_t file_number, uint64_t file_size,
+                                      bool* opened);
+
   const std::string dbname_;
   const size_t max_pinned_tables_;
   const RandomAccessMode read_mode_;

@@ -263,6 +263,19 @@ size_t FindFileFrom(const InternalKeyComparator& icmp, const FileList& files,
 
 }  // namespace
 
+TableCache::PinHint Version::PinHintFor(const FileMetaData& f,
+                                        int level) const {
+  TableCache::PinHint hint;
+  // Only a table not pinned yet needs the hint: nearly every probe skips
+  // the walk over the levels.
+  if (f.pin.table() != nullptr) return hint;
+  int last = config::kNumLevels - 1;
+  while (last > 0 && files_[last].empty()) --last;
+  hint.last_level = level == last;
+  for (int l = 0; l < last; ++l) hint.upper_level_tables += files_[l].size();
+  return hint;
+}
+
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           std::string* value, ReadStats* stats) const {
   ReadStats ignored;
@@ -270,9 +283,11 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   const Comparator* ucmp = icmp_->user_comparator();
   const std::string_view user_key = key.user_key();
   FilterKeyHash filter_key(user_key);
-  auto probe = [&](const FileMetaData& f, Outcome* outcome) -> absl::Status {
+  auto probe = [&](const FileMetaData& f, int level,
+                   Outcome* outcome) -> absl::Status {
     TableCache::TableRef ref;
-    absl::StatusOr<const Table*> table = table_cache_->GetTable(f, &ref);
+    absl::StatusOr<const Table*> table =
+        table_cache_->GetTable(f, &ref, PinHintFor(f, level), stats);
     if (!table.ok()) return table.status();
     return ProbeTable(**table, f, ucmp, options, key, &filter_key, value,
                       outcome, stats);
@@ -285,7 +300,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     const FileMetaData& f = **it;
     if (!InRange(ucmp, user_key, f)) continue;
     Outcome outcome;
-    if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
+    if (absl::Status s = probe(f, 0, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
   }
 
@@ -298,7 +313,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     const FileMetaData& f = *files[index];
     if (ucmp->Compare(user_key, f.smallest.user_key()) < 0) continue;
     Outcome outcome;
-    if (absl::Status s = probe(f, &outcome); !s.ok()) return s;
+    if (absl::Status s = probe(f, level, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
   }
   return absl::NotFoundError("key not found");
@@ -325,6 +340,7 @@ void Version::MultiGet(const ReadOptions& options,
   struct Probe {
     size_t lookup;  // index into lookups and filter_keys
     const FileMetaData* file;
+    int level;
     const Table* table;
     std::optional<Table::DataBlockLocation> block;
   };
@@ -337,8 +353,8 @@ void Version::MultiGet(const ReadOptions& options,
   auto run_round = [&] {
     for (Probe& p : round) {
       TableCache::TableRef ref;
-      absl::StatusOr<const Table*> table =
-          table_cache_->GetTable(*p.file, &ref);
+      absl::StatusOr<const Table*> table = table_cache_->GetTable(
+          *p.file, &ref, PinHintFor(*p.file, p.level), stats);
       if (!table.ok()) {
         fail(p, table.status());
         continue;
@@ -404,7 +420,7 @@ void Version::MultiGet(const ReadOptions& options,
            ucmp->Compare(lookups[i].key->user_key(), largest) <= 0;
          ++i) {
       if (!lookups[i].done)
-        round.push_back(Probe{i, &f, nullptr, std::nullopt});
+        round.push_back(Probe{i, &f, 0, nullptr, std::nullopt});
     }
     run_round();
   }
@@ -422,7 +438,8 @@ void Version::MultiGet(const ReadOptions& options,
       if (index >= files.size()) break;  // this and every later key
       if (ucmp->Compare(l.key->user_key(), files[index]->smallest.user_key()) >=
           0) {
-        round.push_back(Probe{i, files[index].get(), nullptr, std::nullopt});
+        round.push_back(
+            Probe{i, files[index].get(), level, nullptr, std::nullopt});
       }
     }
     run_round();

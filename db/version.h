@@ -137,6 +137,10 @@ class Version {
  private:
   friend class VersionSet;
 
+  // Where `f` (of `level`) stands in this version, for the table cache's
+  // pinning policy (TableCache::GetTable).
+  TableCache::PinHint PinHintFor(const FileMetaData& f, int level) const;
+
   // Computes compaction_level_/score_. Called once before installing.
   void Finalize();
 

@@ -68,6 +68,14 @@ int Main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false));
   app.add_option("--max_file_size", config.max_file_size, "Table bytes")
       ->transform(CLI::AsSizeValue(false));
+  app.add_flag("--use_direct_reads", config.use_direct_reads,
+               "Read tables with O_DIRECT (Options::use_direct_reads): the "
+               "block cache is the only cache and block reads are device "
+               "reads");
+  app.add_option("--max_open_files", config.max_open_files,
+                 "Options::max_open_files (tables kept open: filters and "
+                 "indexes in memory)")
+      ->check(CLI::Range(20, 1000000));
   app.add_option("--threads", config.threads, "Threads per workload")
       ->check(CLI::Range(1, 256));
   app.add_option("--batch_size", config.batch_size,
@@ -195,10 +203,9 @@ int Main(int argc, char** argv) {
     Json arr = Json::array();
     for (const WorkloadResult& r : results) arr.push_back(ResultToJson(r));
     doc["results"] = std::move(arr);
-    if (std::optional<std::string> mem =
-            (*runner)->Property("sift.filter-memory-bytes")) {
-      doc["filter_memory_bytes"] = std::strtoull(mem->c_str(), nullptr, 10);
-    }
+    const RunSummary sum = (*runner)->Summary();
+    doc["filter_memory_bytes"] = sum.filter_bytes;
+    doc["summary"] = SummaryToJson(config, sum);
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
     PrintReport(config, results, stdout);
@@ -215,6 +222,7 @@ int Main(int argc, char** argv) {
         std::printf("%s", stats->substr(begin, end - begin).c_str());
       }
     }
+    PrintSummary(config, (*runner)->Summary(), stdout);
   }
   return 0;
 }

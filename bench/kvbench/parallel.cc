@@ -10,7 +10,11 @@
 namespace sift::bench {
 
 Progress::Progress(std::string label, uint64_t total, bool enabled)
-    : label_(std::move(label)), total_(total), enabled_(enabled) {
+    : label_(std::move(label)),
+      total_(total),
+      enabled_(enabled),
+      lines_(!enabled && total >= kLinesFrom),
+      start_ns_(NowNanos()) {
   if (enabled_) Draw(0);
 }
 
@@ -18,9 +22,36 @@ Progress::~Progress() {
   if (enabled_) std::fprintf(stderr, "\r\033[K");
 }
 
+std::string Progress::RateAndEta(uint64_t done) const {
+  const double secs = double(NowNanos() - start_ns_) / 1e9;
+  const double rate = secs > 0 ? double(done) / secs : 0;
+  char buf[128];
+  if (rate <= 0 || done >= total_) {
+    std::snprintf(buf, sizeof(buf), "%.0f ops/s, %.0f s", rate, secs);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.0f ops/s, ETA %.0f s", rate,
+                  double(total_ - done) / rate);
+  }
+  return buf;
+}
+
 void Progress::Add(uint64_t n) {
-  if (!enabled_) return;
+  if (!enabled_ && !lines_) return;
   const uint64_t done = done_.fetch_add(n, std::memory_order_relaxed) + n;
+  if (lines_) {
+    const int tenths =
+        static_cast<int>(std::min<uint64_t>(10, done * 10 / total_));
+    int printed = tenths_printed_.load(std::memory_order_relaxed);
+    if (tenths > printed &&
+        tenths_printed_.compare_exchange_strong(printed, tenths)) {
+      std::fprintf(stderr, "%s: %d%% (%llu of %llu, %s)\n", label_.c_str(),
+                   tenths * 10, static_cast<unsigned long long>(done),
+                   static_cast<unsigned long long>(total_),
+                   RateAndEta(done).c_str());
+      std::fflush(stderr);
+    }
+    return;
+  }
   const int64_t now_ms = static_cast<int64_t>(NowNanos() / 1000000);
   int64_t last = last_draw_ms_.load(std::memory_order_relaxed);
   // One thread wins the right to draw each 100 ms.
@@ -37,8 +68,8 @@ void Progress::Draw(uint64_t done) {
   const int filled = static_cast<int>(frac * kWidth);
   std::string bar(filled, '#');
   bar.resize(kWidth, '.');
-  std::fprintf(stderr, "\r\033[K%-12s [%s] %5.1f%%", label_.c_str(),
-               bar.c_str(), frac * 100);
+  std::fprintf(stderr, "\r\033[K%-12s [%s] %5.1f%%  %s", label_.c_str(),
+               bar.c_str(), frac * 100, RateAndEta(done).c_str());
   std::fflush(stderr);
 }
 

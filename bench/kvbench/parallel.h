@@ -15,12 +15,15 @@
 
 namespace sift::bench {
 
-// A one-line progress bar on stderr, drawn only when `enabled` (kvbench
-// enables it when stderr is a terminal) and at most ten times a second.
+// Progress of a workload on stderr. When `enabled` (kvbench enables it when
+// stderr is a terminal): a one-line bar with the rate and the time left,
+// redrawn at most ten times a second. Otherwise, for long phases only
+// (total >= kLinesFrom operations), one line per 10% done, for logs.
 //
 // Thread safety: Add is safe for concurrent use.
 class Progress {
  public:
+  static constexpr uint64_t kLinesFrom = 1000000;
   Progress(std::string label, uint64_t total, bool enabled);
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -30,12 +33,17 @@ class Progress {
 
  private:
   void Draw(uint64_t done);
+  // "<done> of <total>, <rate> ops/s, <eta> left".
+  std::string RateAndEta(uint64_t done) const;
 
   const std::string label_;
   const uint64_t total_;
   const bool enabled_;
+  const bool lines_;  // one line per 10% instead of the bar
+  const uint64_t start_ns_;
   std::atomic<uint64_t> done_{0};
   std::atomic<int64_t> last_draw_ms_{0};
+  std::atomic<int> tenths_printed_{0};
 };
 
 // The clock used for latencies and throughput.

@@ -33,13 +33,15 @@ std::string DescribeConfig(const BenchConfig& c) {
                             FilterAllocationName(c.filter_allocation));
   return absl::StrFormat(
       "keys %d x %d B, values %d B, reads %d, filter %s, compression %s, "
-      "cache %s, write buffer %s, tables %s, threads %d, seed %d",
+      "cache %s, write buffer %s, tables %s, threads %d, seed %d, reads %s, "
+      "max open files %d",
       c.num, c.key_size, c.value_size, c.reads, filter,
       c.compression == Compression::kNone ? "none" : "snappy",
       absl::StrFormat("%.1f MiB", c.cache_size / 1048576.0),
       absl::StrFormat("%.1f MiB", c.write_buffer_size / 1048576.0),
       absl::StrFormat("%.1f MiB", c.max_file_size / 1048576.0), c.threads,
-      c.seed);
+      c.seed, c.use_direct_reads ? "direct" : "buffered/mmap",
+      c.max_open_files);
 }
 
 void PrintReport(const BenchConfig& config,
@@ -66,15 +68,16 @@ void PrintReport(const BenchConfig& config,
   for (const WorkloadResult& r : results) any_reads |= r.point_reads;
   if (!any_reads) return;
   std::fprintf(out, "\nRead amplification (per Get, from DB::GetReadStats):\n");
-  std::fprintf(out, "%-12s %9s %9s %9s %9s %10s %10s %10s %9s\n", "workload",
-               "blk reads", "tables", "filter no", "memtable", "FPR meas",
-               "FPR theory", "false pos", "cache hit");
+  std::fprintf(out, "%-12s %9s %9s %9s %9s %10s %10s %10s %9s %9s %9s %9s\n",
+               "workload", "blk reads", "tables", "filter no", "memtable",
+               "FPR meas", "FPR theory", "false pos", "cache hit", "dev reads",
+               "dev KiB", "tbl loads");
   for (const WorkloadResult& r : results) {
     if (!r.point_reads) continue;
     const ReadStats& s = r.stats;
     const uint64_t absent = s.filter_negatives + s.filter_false_positives;
     std::fprintf(
-        out, "%-12s %9.4f %9.3f %9.3f %9.3f %10s %10s %10s %9s\n",
+        out, "%-12s %9.4f %9.3f %9.3f %9.3f %10s %10s %10s %9s %9s %9s %9.4f\n",
         r.name.c_str(), r.PerGet(s.block_reads), r.PerGet(s.tables_probed),
         r.PerGet(s.filter_negatives), r.PerGet(s.memtable_hits),
         absent == 0 ? "-" : Percent(s.MeasuredFpr(), 3).c_str(),
@@ -82,14 +85,74 @@ void PrintReport(const BenchConfig& config,
         ShortCount(double(s.filter_false_positives)).c_str(),
         s.block_cache_hits + s.block_reads == 0
             ? "-"
-            : Percent(r.CacheHitRate(), 1).c_str());
+            : Percent(r.CacheHitRate(), 1).c_str(),
+        config.use_direct_reads
+            ? absl::StrFormat("%.4f", r.PerGet(r.io.direct_reads)).c_str()
+            : "-",
+        r.device_read_bytes < 0
+            ? "-"
+            : absl::StrFormat("%.2f",
+                              r.PerGet(uint64_t(r.device_read_bytes)) / 1024.0)
+                  .c_str(),
+        r.PerGet(s.table_loads));
   }
   std::fprintf(out,
                "\nblk reads: blocks read from table files per Get (read "
                "amplification); tables: tables whose key range covered the "
                "key;\nfilter no: tables skipped by their filter; FPR meas: "
                "false positives / (negatives + false positives); cache hit: "
-               "block cache hits / block lookups.\n");
+               "block cache hits / block lookups;\ndev reads: reads of table "
+               "files opened for direct reads (device reads) per Get; dev "
+               "KiB: KiB this process read from storage per Get "
+               "(/proc/self/io read_bytes, all threads, compaction "
+               "included);\ntbl loads: tables opened again per Get (footer, "
+               "index, filter re-read) because max_open_files keeps fewer "
+               "open.\n");
+}
+
+void PrintSummary(const BenchConfig& config, const RunSummary& sum,
+                  std::FILE* out) {
+  constexpr double kMiB = 1048576.0;
+  const double memtables = 2.0 * double(config.write_buffer_size);
+  const double budget = double(config.cache_size) + memtables +
+                        double(sum.filter_bytes) + double(sum.index_bytes);
+  std::fprintf(out, "\nAmplification and memory (whole run):\n");
+  std::fprintf(out,
+               "  write amplification %.2f  ((table %.1f MiB + log %.1f MiB) "
+               "/ user %.1f MiB written)\n",
+               sum.WriteAmplification(), sum.io.table_bytes_written / kMiB,
+               sum.io.log_bytes_written / kMiB, sum.user_bytes_written / kMiB);
+  std::fprintf(out,
+               "  space amplification %.2f  (live tables %.1f MiB / live user "
+               "data %.1f MiB)\n",
+               sum.SpaceAmplification(), sum.live_table_bytes / kMiB,
+               sum.live_user_bytes / kMiB);
+  std::fprintf(out,
+               "  memory: filters %.1f MiB, indexes %.1f MiB (open tables), "
+               "block cache %.1f MiB, memtables <= %.1f MiB; sum %.1f MiB\n",
+               sum.filter_bytes / kMiB, sum.index_bytes / kMiB,
+               config.cache_size / kMiB, memtables / kMiB, budget / kMiB);
+  std::fprintf(out, "  peak RSS %.1f MiB (%+.1f MiB over the sum)\n",
+               sum.peak_rss_bytes / kMiB,
+               (double(sum.peak_rss_bytes) - budget) / kMiB);
+}
+
+Json SummaryToJson(const BenchConfig& config, const RunSummary& sum) {
+  Json j;
+  j["user_bytes_written"] = sum.user_bytes_written;
+  j["table_bytes_written"] = sum.io.table_bytes_written;
+  j["log_bytes_written"] = sum.io.log_bytes_written;
+  j["other_bytes_written"] = sum.io.other_bytes_written;
+  j["write_amplification"] = sum.WriteAmplification();
+  j["live_table_bytes"] = sum.live_table_bytes;
+  j["live_user_bytes"] = sum.live_user_bytes;
+  j["space_amplification"] = sum.SpaceAmplification();
+  j["filter_memory_bytes"] = sum.filter_bytes;
+  j["index_memory_bytes"] = sum.index_bytes;
+  j["block_cache_bytes"] = config.cache_size;
+  j["memtable_bytes_max"] = 2 * uint64_t(config.write_buffer_size);
+  j["peak_rss_bytes"] = sum.peak_rss_bytes;
+  return j;
 }
 
 Json ConfigToJson(const BenchConfig& c) {
@@ -107,6 +170,8 @@ Json ConfigToJson(const BenchConfig& c) {
   j["max_file_size"] = c.max_file_size;
   j["threads"] = c.threads;
   j["seed"] = c.seed;
+  j["use_direct_reads"] = c.use_direct_reads;
+  j["max_open_files"] = c.max_open_files;
   return j;
 }
 
@@ -134,7 +199,11 @@ Json ResultToJson(const WorkloadResult& r) {
                        {"filter_false_positives", s.filter_false_positives},
                        {"block_cache_hits", s.block_cache_hits},
                        {"block_reads", s.block_reads},
-                       {"bytes_read", s.bytes_read}};
+                       {"bytes_read", s.bytes_read},
+                       {"table_loads", s.table_loads}};
+    j["device_reads_per_get"] = r.PerGet(r.io.direct_reads);
+    j["device_read_bytes"] = r.device_read_bytes;
+    j["table_loads_per_get"] = r.PerGet(s.table_loads);
     j["block_reads_per_get"] = r.PerGet(s.block_reads);
     j["tables_probed_per_get"] = r.PerGet(s.tables_probed);
     j["filter_negatives_per_get"] = r.PerGet(s.filter_negatives);
@@ -143,6 +212,8 @@ Json ResultToJson(const WorkloadResult& r) {
         r.theoretical_fpr ? Json(*r.theoretical_fpr) : Json(nullptr);
     j["block_cache_hit_rate"] = r.CacheHitRate();
   }
+  j["table_bytes_written"] = r.io.table_bytes_written;
+  j["log_bytes_written"] = r.io.log_bytes_written;
   j["files_per_level"] = r.files_per_level;
   return j;
 }

@@ -22,6 +22,12 @@ std::string DescribeConfig(const BenchConfig& config);
 void PrintReport(const BenchConfig& config,
                  const std::vector<WorkloadResult>& results, std::FILE* out);
 
+// Write and space amplification, filter and index memory, peak RSS and
+// the memory budget they add up to (doc/benchmarks.md).
+void PrintSummary(const BenchConfig& config, const RunSummary& sum,
+                  std::FILE* out);
+Json SummaryToJson(const BenchConfig& config, const RunSummary& sum);
+
 Json ConfigToJson(const BenchConfig& config);
 Json ResultToJson(const WorkloadResult& r);
 

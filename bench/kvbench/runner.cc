@@ -74,6 +74,8 @@ Options BenchConfig::MakeOptions() const {
   o.max_file_size = max_file_size;
   o.compression = compression;
   o.block_cache_capacity = cache_size;
+  o.use_direct_reads = use_direct_reads;
+  o.max_open_files = max_open_files;
   if (filter == FilterChoice::kNone || bits_per_key <= 0) {
     o.filter_bits_per_key = 0;
   } else {
@@ -119,13 +121,15 @@ absl::StatusOr<std::unique_ptr<Runner>> Runner::Open(
     path = tmpl;
     remove_after = true;
   }
-  const Options options = config.MakeOptions();
+  std::unique_ptr<Runner> runner(new Runner(config, path, remove_after));
+  runner->env_ = std::make_unique<IoCountingEnv>(Env::Default());
+  Options options = config.MakeOptions();
+  options.env = runner->env_.get();
   if (!config.use_existing_db) {
     if (absl::Status s = DestroyDB(path, options); !s.ok()) {
       return AsStatus(s, absl::StrCat("cannot clear ", path));
     }
   }
-  std::unique_ptr<Runner> runner(new Runner(config, path, remove_after));
   absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, path);
   if (!db.ok()) return AsStatus(db.status(), absl::StrCat("open ", path));
   runner->db_ = *std::move(db);
@@ -197,6 +201,8 @@ absl::StatusOr<WorkloadResult> Runner::Run(
   WorkloadResult r;
   r.name = std::string(name);
   const ReadStats before = db_->GetReadStats();
+  const IoCounts io_before = env_->counts();
+  const int64_t device_before = ProcessDeviceReadBytes();
   absl::Status s;
   if (name == "fillseq" || name == "fillrandom") {
     s = Fill(name == "fillrandom", &r);
@@ -228,6 +234,7 @@ absl::StatusOr<WorkloadResult> Runner::Run(
     d.block_cache_hits = after.block_cache_hits - before.block_cache_hits;
     d.block_reads = after.block_reads - before.block_reads;
     d.bytes_read = after.bytes_read - before.bytes_read;
+    d.table_loads = after.table_loads - before.table_loads;
     r.stats = d;
     r.theoretical_fpr = theoretical_fpr_;
   }
@@ -236,8 +243,54 @@ absl::StatusOr<WorkloadResult> Runner::Run(
       (name == "fillseq" || name == "fillrandom" || name == "overwrite")) {
     r.settle_seconds = Settle();
   }
+  if (name == "fillseq" || name == "fillrandom" || name == "overwrite") {
+    user_bytes_written_ += r.bytes;
+  }
+  r.io = env_->counts() - io_before;
+  const int64_t device_after = ProcessDeviceReadBytes();
+  if (device_before >= 0 && device_after >= 0) {
+    r.device_read_bytes = device_after - device_before;
+  }
   r.files_per_level = Shape();
   return r;
+}
+
+double RunSummary::WriteAmplification() const {
+  if (user_bytes_written == 0) return 0;
+  return double(io.table_bytes_written + io.log_bytes_written) /
+         double(user_bytes_written);
+}
+
+double RunSummary::SpaceAmplification() const {
+  if (live_user_bytes == 0) return 0;
+  return double(live_table_bytes) / double(live_user_bytes);
+}
+
+RunSummary Runner::Summary() {
+  RunSummary sum;
+  sum.user_bytes_written = user_bytes_written_;
+  sum.io = env_->counts();
+  if (absl::StatusOr<std::vector<std::string>> names = env_->GetChildren(path_);
+      names.ok()) {
+    for (const std::string& n : *names) {
+      if (n.size() < 4 || n.compare(n.size() - 4, 4, ".sst") != 0) continue;
+      absl::StatusOr<uint64_t> size = env_->GetFileSize(path_ + "/" + n);
+      if (size.ok()) sum.live_table_bytes += *size;
+    }
+  }
+  // Every fill writes the whole key space, and nothing is deleted.
+  if (loaded_) {
+    sum.live_user_bytes =
+        config_.num * uint64_t(config_.key_size + config_.value_size);
+  }
+  auto number = [&](std::string_view property) -> uint64_t {
+    std::optional<std::string> v = db_->GetProperty(property);
+    return v.has_value() ? std::strtoull(v->c_str(), nullptr, 10) : 0;
+  };
+  sum.filter_bytes = number("sift.filter-memory-bytes");
+  sum.index_bytes = number("sift.index-memory-bytes");
+  sum.peak_rss_bytes = PeakRssBytes();
+  return sum;
 }
 
 absl::Status Runner::CheckFound(const WorkloadResult& r) const {

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "bench/kvbench/io_stats.h"
 #include "bench/kvbench/keys.h"
 #include "bench/kvbench/parallel.h"
 #include "sift/db.h"
@@ -56,6 +57,10 @@ struct BenchConfig {
   // next workload, so reads measure a stable tree (settle time is reported).
   bool settle = true;
   bool progress = false;  // progress bar on stderr
+  // Options::use_direct_reads: table reads bypass the page cache, so block
+  // reads are device reads.
+  bool use_direct_reads = false;
+  int max_open_files = 1000;  // Options::max_open_files
 
   Options MakeOptions() const;
 };
@@ -78,6 +83,11 @@ struct WorkloadResult {
   ReadStats stats;           // GetReadStats() delta over the workload
   std::optional<double> theoretical_fpr;  // for the run's filter setting
   std::vector<int> files_per_level;       // shape after the workload
+  // File I/O through the engine's Env over the workload (and the settling
+  // after a fill), and the kernel's count of bytes this process read from
+  // storage (/proc/self/io read_bytes, all threads; -1 if unknown).
+  IoCounts io;
+  int64_t device_read_bytes = -1;
 
   double OpsPerSecond() const { return seconds > 0 ? ops / seconds : 0; }
   double PerGet(uint64_t counter) const {
@@ -87,6 +97,21 @@ struct WorkloadResult {
     const uint64_t lookups = stats.block_cache_hits + stats.block_reads;
     return lookups == 0 ? 0.0 : double(stats.block_cache_hits) / lookups;
   }
+};
+
+// Amplification and memory of a run's database, at the end of the run.
+struct RunSummary {
+  uint64_t user_bytes_written = 0;  // key + value bytes of every Put
+  IoCounts io;                      // since the database was opened
+  uint64_t live_table_bytes = 0;    // sizes of the table files now
+  uint64_t live_user_bytes = 0;     // key + value bytes of the live keys
+  uint64_t filter_bytes = 0;        // filters of the open tables
+  uint64_t index_bytes = 0;         // indexes of the open tables
+  uint64_t peak_rss_bytes = 0;
+  // (table + log bytes written) / user bytes written; 0 if nothing written.
+  double WriteAmplification() const;
+  // live table bytes / live user bytes; 0 if nothing is live.
+  double SpaceAmplification() const;
 };
 
 // Owns the database (and the temporary directory) of one run.
@@ -114,6 +139,8 @@ class Runner {
     return db_->GetProperty(name);
   }
   const std::string& path() const { return path_; }
+  // Amplification and memory now (see RunSummary).
+  RunSummary Summary();
   // Theoretical FPR for the configured filter (nullopt without a filter).
   std::optional<double> TheoreticalFpr() const { return theoretical_fpr_; }
 
@@ -143,7 +170,10 @@ class Runner {
   const KeySpace keys_;
   const ValueSource values_;
   std::optional<double> theoretical_fpr_;
+  // Declared before db_: the database's files go through it.
+  std::unique_ptr<IoCountingEnv> env_;
   std::unique_ptr<DB> db_;
+  uint64_t user_bytes_written_ = 0;
   bool loaded_ = false;
   uint64_t write_counter_ = 0;  // distinct values across workloads
 };

@@ -2,9 +2,10 @@
 #define SIFT_BENCH_PEER_ENGINE_H_
 
 // peer_bench drives sift, LevelDB and RocksDB through this one small
-// interface, with the same settings, and counts block reads the same way for
-// all three: each engine's file-system layer is wrapped so that every read of
-// a random-access (table) file is counted.
+// interface, with the same settings, and counts block reads and bytes written
+// the same way for all three: each engine's file-system layer is wrapped so
+// that every read of a random-access (table) file is counted, and every byte
+// appended to a table or write-ahead log file.
 
 #include <atomic>
 #include <cstdint>
@@ -32,6 +33,11 @@ struct PeerSettings {
   double bits_per_key = 10;
   uint64_t seed = 301;
   int batch_size = 32;  // keys per MultiGet in the multiread workloads
+  // Table reads bypass the page cache: sift's Options::use_direct_reads,
+  // RocksDB's use_direct_reads (its compaction inputs then read direct too,
+  // with its own readahead). LevelDB has no direct I/O and reads buffered
+  // (through memory maps) either way.
+  bool direct_reads = false;
 };
 
 // Reads of random-access files, split by who issued them: the benchmark's
@@ -49,7 +55,14 @@ class ReadCounter {
   // Mark the calling thread as a benchmark (foreground) thread.
   static void MarkForegroundThread();
 
+  // Count `bytes` appended to a table or write-ahead log file (any thread).
+  void CountWrite(uint64_t bytes) {
+    written_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  uint64_t written_bytes() const { return written_bytes_.load(); }
+
  private:
+  std::atomic<uint64_t> written_bytes_{0};
   std::atomic<uint64_t> fg_reads_{0};
   std::atomic<uint64_t> bg_reads_{0};
   std::atomic<uint64_t> fg_bytes_{0};

@@ -5,10 +5,12 @@
 // Get touches is a RandomAccessFile::Read served from the mapping. Wrapping
 // Read still counts each block read, so the block-read column means the same
 // for all engines; what differs is the cost of a read (a memory copy-free
-// page-cache access for LevelDB, a pread for the others).
+// page-cache access for LevelDB, a pread for the others). LevelDB has no
+// direct I/O: under peer_bench --direct_reads it still reads buffered.
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "bench/peer/engine.h"
@@ -43,6 +45,32 @@ class CountingFile final : public leveldb::RandomAccessFile {
   ReadCounter* counter_;
 };
 
+// Counts bytes appended to tables (.ldb, .sst) and write-ahead logs (.log).
+class WriteCountingFile final : public leveldb::WritableFile {
+ public:
+  WriteCountingFile(leveldb::WritableFile* target, ReadCounter* counter)
+      : target_(target), counter_(counter) {}
+  leveldb::Status Append(const leveldb::Slice& data) override {
+    counter_->CountWrite(data.size());
+    return target_->Append(data);
+  }
+  leveldb::Status Close() override { return target_->Close(); }
+  leveldb::Status Flush() override { return target_->Flush(); }
+  leveldb::Status Sync() override { return target_->Sync(); }
+
+ private:
+  std::unique_ptr<leveldb::WritableFile> target_;
+  ReadCounter* counter_;
+};
+
+bool IsTableOrLog(const std::string& f) {
+  auto ends = [&](std::string_view suffix) {
+    return f.size() >= suffix.size() &&
+           f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".ldb") || ends(".sst") || ends(".log");
+}
+
 class CountingEnv final : public leveldb::EnvWrapper {
  public:
   CountingEnv(leveldb::Env* target, ReadCounter* counter)
@@ -54,8 +82,24 @@ class CountingEnv final : public leveldb::EnvWrapper {
     *result = s.ok() ? new CountingFile(file, counter_) : nullptr;
     return s;
   }
+  leveldb::Status NewWritableFile(const std::string& f,
+                                  leveldb::WritableFile** result) override {
+    return CountWrites(f, target()->NewWritableFile(f, result), result);
+  }
+  leveldb::Status NewAppendableFile(const std::string& f,
+                                    leveldb::WritableFile** result) override {
+    return CountWrites(f, target()->NewAppendableFile(f, result), result);
+  }
 
  private:
+  leveldb::Status CountWrites(const std::string& f, leveldb::Status s,
+                              leveldb::WritableFile** result) {
+    if (s.ok() && IsTableOrLog(f)) {
+      *result = new WriteCountingFile(*result, counter_);
+    }
+    return s;
+  }
+
   ReadCounter* counter_;
 };
 

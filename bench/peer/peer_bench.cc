@@ -125,6 +125,9 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
   const ZipfianGenerator zipf(s.num, 0.99);
   Json out;
   out["engine"] = engine_name;
+  out["read_mode"] = !s.direct_reads            ? "buffered"
+                     : engine_name == "leveldb" ? "no direct I/O"
+                                                : "direct";
   out["baseline_rss_kib"] = PeakRssKiB();
   out["baseline_rss_anon_kib"] = RssAnonKiB();
   AnonPeakSampler anon;
@@ -142,6 +145,7 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
   {
     Histogram lat;
     const uint64_t bg0 = e->counter().background_reads();
+    const uint64_t written0 = e->counter().written_bytes();
     const uint64_t start = NowNanos();
     for (uint64_t i = 0; i < s.num; ++i) {
       keys.Present(order[i], key.data());
@@ -158,7 +162,13 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
         {"ops_per_sec", s.num / seconds},
         {"latency_us", LatencyJson(lat)},
         {"settle_seconds", settle},
-        {"background_reads", e->counter().background_reads() - bg0}};
+        {"background_reads", e->counter().background_reads() - bg0},
+        {"bytes_written", e->counter().written_bytes() - written0},
+        // Table and log bytes the engine wrote during the fill and the
+        // settling after it, per byte of keys and values put.
+        {"write_amplification",
+         double(e->counter().written_bytes() - written0) /
+             (double(s.num) * double(s.key_size + s.value_size))}};
   }
   // The same draws as kvbench's workloads of the same names (thread 0).
   const std::pair<const char*, uint64_t> reads[] = {
@@ -342,6 +352,8 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       {"fillrandom", "ops_per_sec", nullptr, "ops/s", true, ">= 1.00x", 1.0, 0},
       {"fillrandom", "latency_us", "p99", "p99 us", false, "", 0, 0},
       {"fillrandom", "settle_seconds", nullptr, "settle s", false, "", 0, 0},
+      {"fillrandom", "write_amplification", nullptr, "write amp", false, "", 0,
+       0},
       {"readrandom", "ops_per_sec", nullptr, "ops/s", true, ">= 1.30x", 1.3, 0},
       {"readrandom", "block_reads_per_get", nullptr, "blk reads/Get", false,
        "<= 1.05", 0, 1.05},
@@ -401,6 +413,11 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
     std::printf(" %14s  %s%s%s\n", ratio.c_str(), row.target,
                 verdict.empty() ? "" : " ", verdict.c_str());
   }
+  std::printf("%-16s %-14s", "table reads", "mode");
+  for (const Json& r : runs) {
+    std::printf(" %12s", r["read_mode"].get<std::string>().c_str());
+  }
+  std::printf("\n");
   std::printf("%-16s %-14s", "process", "peak RSS MiB");
   for (const Json& r : runs) {
     std::printf(" %12.1f", r["peak_rss_kib"].get<double>() / 1024);
@@ -450,7 +467,10 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       "\nblk reads/Get: random-access reads of table files by the reading "
       "thread, counted by a wrapper around each engine's file layer,\ndivided "
       "by Gets. LevelDB serves table reads from mmap'ed files (no block-cache "
-      "copy), so each of its Gets touching a block counts one read.\n");
+      "copy), so each of its Gets touching a block counts one read.\n"
+      "write amp: bytes appended to table and log files during fillrandom and "
+      "the settling after it (each engine's file layer wrapped to count "
+      "them),\ndivided by the key and value bytes put.\n");
 }
 
 int Main(int argc, char** argv) {
@@ -473,6 +493,10 @@ int Main(int argc, char** argv) {
   app.add_option("--db", dir,
                  "Parent directory for the databases (default: a fresh "
                  "temporary directory, removed afterwards)");
+  app.add_flag("--direct_reads", s.direct_reads,
+               "Table reads with O_DIRECT: sift use_direct_reads, RocksDB "
+               "use_direct_reads; LevelDB has no direct I/O and stays "
+               "buffered");
   app.add_flag("--json", json,
                "One JSON document on stdout instead of a table");
   try {
@@ -537,6 +561,7 @@ int Main(int argc, char** argv) {
                        {"write_buffer_size", s.write_buffer_size},
                        {"max_file_size", s.max_file_size},
                        {"bits_per_key", s.bits_per_key},
+                       {"direct_reads", s.direct_reads},
                        {"compression", "none"}};
     doc["runs"] = runs;
     std::printf("%s\n", doc.dump(2).c_str());

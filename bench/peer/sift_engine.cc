@@ -27,6 +27,32 @@ class CountingFile final : public RandomAccessFile {
   ReadCounter* counter_;
 };
 
+// Counts bytes appended to tables (.sst) and write-ahead logs (.log).
+class WriteCountingFile final : public WritableFile {
+ public:
+  WriteCountingFile(std::unique_ptr<WritableFile> target, ReadCounter* counter)
+      : target_(std::move(target)), counter_(counter) {}
+  absl::Status Append(std::string_view data) override {
+    counter_->CountWrite(data.size());
+    return target_->Append(data);
+  }
+  absl::Status Flush() override { return target_->Flush(); }
+  absl::Status Sync() override { return target_->Sync(); }
+  absl::Status Close() override { return target_->Close(); }
+
+ private:
+  std::unique_ptr<WritableFile> target_;
+  ReadCounter* counter_;
+};
+
+bool IsTableOrLog(const std::string& f) {
+  auto ends = [&](std::string_view suffix) {
+    return f.size() >= suffix.size() &&
+           f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".sst") || ends(".log");
+}
+
 class CountingEnv final : public EnvWrapper {
  public:
   CountingEnv(Env* target, ReadCounter* counter)
@@ -44,8 +70,23 @@ class CountingEnv final : public EnvWrapper {
     if (!file.ok()) return file.status();
     return std::make_unique<CountingFile>(*std::move(file), counter_);
   }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& f) override {
+    return CountWrites(f, target()->NewWritableFile(f));
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& f) override {
+    return CountWrites(f, target()->NewAppendableFile(f));
+  }
 
  private:
+  absl::StatusOr<std::unique_ptr<WritableFile>> CountWrites(
+      const std::string& f,
+      absl::StatusOr<std::unique_ptr<WritableFile>> file) {
+    if (!file.ok() || !IsTableOrLog(f)) return file;
+    return std::make_unique<WriteCountingFile>(*std::move(file), counter_);
+  }
+
   ReadCounter* counter_;
 };
 
@@ -121,6 +162,7 @@ class SiftEngine final : public Engine {
     o.block_cache_capacity = s.cache_size;
     o.filter_bits_per_key = s.bits_per_key;
     o.filter_kind = FilterKind::kBlockedBloom;
+    o.use_direct_reads = s.direct_reads;
     absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(o, dir);
     if (!db.ok()) return db.status();
     engine->db_ = *std::move(db);

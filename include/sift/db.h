@@ -125,6 +125,7 @@ class DB {
   //                                  plus the read stats
   //   "sift.num-files-at-level<N>"   number of tables at level N
   //   "sift.filter-memory-bytes"     bytes of filters held by open tables
+  //   "sift.index-memory-bytes"      bytes of indexes held by open tables
   //   "sift.sstables"                every live table by level
   //   "sift.approximate-memory-usage" memtables + block cache
   //   "sift.bytes-written"           bytes written since Open to WALs and

@@ -32,7 +32,8 @@ class SequentialFile {
 };
 
 // A file read at arbitrary offsets (tables). Every Read is one positioned read
-// (pread on POSIX, no memory mapping), so each call is one counted I/O.
+// (pread on POSIX; a view into a memory map or one aligned direct read when
+// opened so, see RandomAccessMode), so each call is one counted I/O.
 //
 // Thread safety: safe for concurrent use by many threads.
 class RandomAccessFile {
@@ -61,6 +62,15 @@ enum class RandomAccessMode : uint8_t {
   // the page cache, with no system call and no copy (StableReads()). An Env
   // may fall back to kBuffered (address space or map count exhausted).
   kMemoryMapped = 1,
+  // Reads bypass the operating system's page cache (O_DIRECT on POSIX): each
+  // Read reads the block-aligned range covering [offset, offset + n) from the
+  // device into an aligned buffer and copies the requested bytes to
+  // `scratch` (not StableReads()). The caller's cache is then the only
+  // cache. Where the file system refuses direct I/O the open fails with
+  // absl::InvalidArgumentError naming the file; the POSIX Env never falls
+  // back to buffered reads silently. An Env without direct I/O (the
+  // in-memory Env) serves this mode as kBuffered.
+  kDirect = 2,
 };
 
 // A file written sequentially. Appends are buffered by the implementation;

@@ -138,6 +138,25 @@ struct Options {
   // Default: true on 64-bit platforms, false on 32-bit ones
   bool allow_mmap_reads = sizeof(void*) >= 8;
 
+  // Read table blocks with direct I/O (O_DIRECT on POSIX): every block read
+  // on the point-read and iterator paths goes to the device, not the
+  // operating system's page cache, and the block cache
+  // (block_cache_capacity) is the only cache of table data. This makes a
+  // database larger than memory behave, and measure, like one (a block read
+  // is a device read) and keeps table data from crowding the page cache.
+  // Overrides allow_mmap_reads. One-pass bulk reads, those made with
+  // ReadOptions::fill_cache false (compaction inputs, scans that ask not to
+  // fill the cache), are still read buffered: they read each block once, in
+  // order, and the kernel's readahead turns their many small block reads
+  // into few large device reads (doc/engine.md).
+  // Write-ahead logs, the MANIFEST and table writes are unaffected. Where
+  // the file system refuses O_DIRECT (some network or in-memory file
+  // systems), opening a table fails with absl::InvalidArgumentError naming
+  // the file and this option; nothing falls back to buffered reads. An Env
+  // without direct I/O (NewMemEnv) ignores the option.
+  // Default: false
+  bool use_direct_reads = false;
+
   // Layout of the filter written into new tables. Tables already on disk keep
   // the layout they were written with and are read correctly either way.
   // REQUIRES: one of the enumerators of FilterKind (not a cast integer)

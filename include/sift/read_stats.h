@@ -8,15 +8,19 @@ namespace sift {
 // Counters of the point-read path, cumulative since DB::Open (see
 // DB::GetReadStats). A plain value: a snapshot of the counters when taken.
 struct ReadStats {
-  uint64_t gets = 0;             // calls to DB::Get
-  uint64_t memtable_hits = 0;    // Gets answered by a memtable
-  uint64_t tables_probed = 0;    // tables whose key range covered the key
+  uint64_t gets = 0;              // calls to DB::Get
+  uint64_t memtable_hits = 0;     // Gets answered by a memtable
+  uint64_t tables_probed = 0;     // tables whose key range covered the key
   uint64_t filter_negatives = 0;  // tables skipped because the filter said no
   uint64_t filter_positives = 0;  // tables whose filter said "maybe"
   uint64_t filter_false_positives = 0;  // ... and did not hold the key
-  uint64_t block_cache_hits = 0;  // blocks served from the block cache
-  uint64_t block_reads = 0;       // blocks read from files
-  uint64_t bytes_read = 0;        // bytes of those block reads
+  uint64_t block_cache_hits = 0;        // blocks served from the block cache
+  uint64_t block_reads = 0;             // blocks read from files
+  uint64_t bytes_read = 0;              // bytes of those block reads
+  // Tables a Get had to open because they were not open (the tree has more
+  // tables than Options::max_open_files keeps open): each costs reading the
+  // table's footer, index and filter from its file.
+  uint64_t table_loads = 0;
 
   // false_positives / (negatives + false_positives): the filters' measured
   // false-positive rate over tables that did not hold the key. 0 if none.
@@ -28,9 +32,9 @@ struct ReadStats {
   }
   // block_reads / gets: blocks read from files per point read. 0 if no Gets.
   double ReadAmplification() const {
-    return gets == 0 ? 0.0
-                     : static_cast<double>(block_reads) /
-                           static_cast<double>(gets);
+    return gets == 0
+               ? 0.0
+               : static_cast<double>(block_reads) / static_cast<double>(gets);
   }
 
   ReadStats& operator+=(const ReadStats& o) {
@@ -43,6 +47,7 @@ struct ReadStats {
     block_cache_hits += o.block_cache_hits;
     block_reads += o.block_reads;
     bytes_read += o.bytes_read;
+    table_loads += o.table_loads;
     return *this;
   }
 };

@@ -10,6 +10,7 @@
 #include "db/memtable.h"
 #include "gtest/gtest.h"
 #include "table/iterators.h"
+#include "tests/testutil/test_env.h"
 #include "util/fault_env.h"
 
 namespace sift {
@@ -42,7 +43,7 @@ class FailingIterator final : public Iterator {
 
 class BuilderTest : public testing::Test {
  protected:
-  BuilderTest() : mem_env_(NewMemEnv(Env::Default())) {
+  BuilderTest() : mem_env_(test::NewTestEnv()) {
     options_.env = mem_env_.get();
     EXPECT_TRUE(mem_env_->CreateDir(dbname_).ok());
     table_cache_ =

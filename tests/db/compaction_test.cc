@@ -25,6 +25,7 @@
 #include "table/iterators.h"
 #include "table/table.h"
 #include "table/table_properties.h"
+#include "tests/testutil/test_env.h"
 #include "util/mutex.h"
 #include "util/random.h"
 
@@ -51,7 +52,7 @@ class CompactionTest : public testing::Test {
   void Reset() {
     vset_.reset();
     table_cache_.reset();
-    mem_env_ = NewMemEnv(Env::Default());
+    mem_env_ = test::NewTestEnv();
     options_.env = mem_env_.get();
     ASSERT_TRUE(mem_env_->CreateDir(dbname_).ok());
     table_cache_ =
@@ -586,7 +587,7 @@ TEST_F(CompactionTest, ShutdownStopsAndLeavesNoOutput) {
 // DB::CompactRange over a whole database, counted by what is on disk.
 class FullCompactionTest : public testing::Test {
  protected:
-  FullCompactionTest() : env_(NewMemEnv(Env::Default())) {
+  FullCompactionTest() : env_(test::NewTestEnv()) {
     options_.env = env_.get();
     options_.create_if_missing = true;
     absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options_, dbname_);
@@ -720,7 +721,7 @@ TEST_F(FullCompactionTest, SnapshotKeepsDeletionsUntilReleased) {
 // Compaction and flush outputs are protected from deletion by a guard that
 // unregisters itself, unless told to keep its number pending for good.
 TEST(PendingOutputTest, RegisteredUntilDestroyedUnlessKept) {
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   DBState state(SanitizeOptions(options), "/pending");

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/mutex.h"
 #include "util/random.h"
@@ -57,7 +58,7 @@ uint64_t CounterOf(std::string_view value) {
 // a snapshot is equal. The small write buffer keeps flushes and compactions
 // running the whole time.
 TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;
@@ -252,7 +253,7 @@ TEST(DBConcurrencyTest, WritersAndReadersWithBackgroundWork) {
 // Many threads committing sync writes at once: group commit must keep every
 // write, in order per thread.
 TEST(DBConcurrencyTest, GroupCommitKeepsEveryWrite) {
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;
@@ -348,7 +349,7 @@ char ThreadState(pid_t tid) {
 // memtables' worth and then blocks (no sampling of elapsed time: the test
 // waits for the writer thread to be asleep inside the ninth Put).
 TEST(DBConcurrencyTest, WritesStallUntilFlushRuns) {
-  std::unique_ptr<Env> mem = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> mem = test::NewTestEnv();
   GatedEnv env(mem.get());
   Options options;
   options.env = &env;

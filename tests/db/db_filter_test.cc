@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/counting_env.h"
 #include "util/random.h"
@@ -33,7 +34,7 @@ struct FilterConfig {
 class DBFilterTest : public testing::TestWithParam<FilterConfig> {
  protected:
   DBFilterTest()
-      : mem_env_(NewMemEnv(Env::Default())),
+      : mem_env_(test::NewTestEnv()),
         env_(std::make_unique<CountingEnv>(mem_env_.get())) {
     options_.env = env_.get();
     options_.create_if_missing = true;
@@ -205,7 +206,7 @@ class DBFilterAllocationTest : public testing::Test {
   }
 
   static void Load(FilterAllocation allocation, Outcome* out) {
-    std::unique_ptr<Env> env(NewMemEnv(Env::Default()));
+    std::unique_ptr<Env> env(test::NewTestEnv());
     Options options;
     options.env = env.get();
     options.create_if_missing = true;

@@ -13,6 +13,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "table/iterators.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/comparator.h"
 #include "util/random.h"
@@ -286,7 +287,7 @@ TEST_F(DBIterTest, RandomHistoryMatchesModel) {
 // Through the DB: an iterator keeps its view while flushes and compactions
 // replace the memtable and tables underneath it.
 TEST(DBIteratorLifetimeTest, IteratorOutlivesFlushAndCompaction) {
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/unprivileged.h"
 
 namespace sift {
@@ -88,7 +89,7 @@ TEST_F(DBPermissionTest, UnwritableLockIsPermissionDenied) {
 
 class DBMessagesTest : public testing::Test {
  protected:
-  DBMessagesTest() : env_(NewMemEnv(Env::Default())) {
+  DBMessagesTest() : env_(test::NewTestEnv()) {
     options_.env = env_.get();
     options_.create_if_missing = true;
   }

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -32,9 +33,13 @@ struct ModelConfig {
 };
 
 // Operations per option set: >= 100,000 in a normal build; sanitizer builds
-// (SIFT_SANITIZED set) run a fifth of that.
+// (SIFT_SANITIZED set) and the direct-read run (every block read a device
+// read, test_env.h) run a fifth of that.
 int OpsPerConfig() {
-  return std::getenv("SIFT_SANITIZED") != nullptr ? 20000 : 100000;
+  return std::getenv("SIFT_SANITIZED") != nullptr ||
+                 test::DirectReadsUnderTest()
+             ? 20000
+             : 100000;
 }
 
 constexpr int kReopenEvery = 1000;
@@ -42,7 +47,7 @@ constexpr int kKeySpace = 3000;
 
 class DBModelTest : public testing::TestWithParam<ModelConfig> {
  protected:
-  DBModelTest() : env_(NewMemEnv(Env::Default())), rnd_(0x5eed + Seed()) {
+  DBModelTest() : env_(test::NewTestEnv()), rnd_(0x5eed + Seed()) {
     const ModelConfig& c = GetParam();
     options_.env = env_.get();
     options_.create_if_missing = true;

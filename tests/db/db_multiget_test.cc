@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -49,7 +50,7 @@ void ExpectSameAsGet(DB* db, const ReadOptions& ro,
 }
 
 TEST(DBMultiGetTest, EmptyBatch) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;
@@ -61,7 +62,7 @@ TEST(DBMultiGetTest, EmptyBatch) {
 }
 
 TEST(DBMultiGetTest, RandomizedAgainstGetAndModel) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;
@@ -133,7 +134,7 @@ TEST(DBMultiGetTest, RandomizedAgainstGetAndModel) {
 }
 
 TEST(DBMultiGetTest, CountsEachKeyAsOneGet) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;
@@ -221,7 +222,7 @@ TEST(DBMultiGetTest, DamagedBlockFailsOnlyTheKeysInIt) {
 
 // Named for the TSan stage of the test command (*Concurrency*).
 TEST(DBMultiGetConcurrencyTest, BatchesSeeOnePointInTimeWhileWritersRun) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;

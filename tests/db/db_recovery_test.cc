@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/fault_env.h"
 #include "util/random.h"
@@ -27,7 +28,7 @@ using OpKind = FaultInjectionEnv::OpKind;
 class DBRecoveryTest : public testing::Test {
  protected:
   DBRecoveryTest()
-      : base_(NewMemEnv(Env::Default())),
+      : base_(test::NewTestEnv()),
         env_(std::make_unique<FaultInjectionEnv>(base_.get())) {
     options_.env = env_.get();
     options_.create_if_missing = true;

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -18,7 +19,7 @@ namespace {
 
 class DBTest : public testing::Test {
  protected:
-  DBTest() : env_(NewMemEnv(Env::Default())) {
+  DBTest() : env_(test::NewTestEnv()) {
     options_.env = env_.get();
     options_.create_if_missing = true;
   }

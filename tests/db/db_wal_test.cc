@@ -17,6 +17,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "sift/write_batch.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -66,7 +67,7 @@ struct Image {
 };
 
 Image MakeImage(size_t min_log_bytes, size_t max_log_bytes) {
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;
@@ -106,7 +107,7 @@ Image MakeImage(size_t min_log_bytes, size_t max_log_bytes) {
 int OpenAndCountPrefix(const Image& image, std::string_view log, bool paranoid,
                        absl::Status* open_status,
                        std::string* stats = nullptr) {
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   EXPECT_TRUE(env->CreateDir(kDb).ok());
   for (const auto& [name, data] : image.files) {
     const std::string_view contents =
@@ -186,7 +187,7 @@ std::string LogOf(const Image& image) {
 
 // `image`'s files into a fresh in-memory Env, its WAL replaced by `log`.
 std::unique_ptr<Env> EnvWith(const Image& image, std::string_view log) {
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   EXPECT_TRUE(env->CreateDir(kDb).ok());
   for (const auto& [name, data] : image.files) {
     const std::string_view contents =

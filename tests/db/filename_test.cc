@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "sift/env.h"
+#include "tests/testutil/test_env.h"
 
 namespace sift {
 namespace {
@@ -124,7 +125,7 @@ std::string ReadFile(Env* env, const std::string& fname) {
 }
 
 TEST(FileNameTest, SetCurrentFileReplacesCurrentAtomically) {
-  std::unique_ptr<Env> mem = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> mem = test::NewTestEnv();
   RecordingEnv env(mem.get());
   ASSERT_TRUE(env.CreateDir("/db").ok());
 
@@ -148,7 +149,7 @@ TEST(FileNameTest, SetCurrentFileReplacesCurrentAtomically) {
 }
 
 TEST(FileNameTest, SetCurrentFileReportsCreateFailure) {
-  std::unique_ptr<Env> mem = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> mem = test::NewTestEnv();
   RecordingEnv env(mem.get());
   env.fail_create = true;
   const absl::Status s = SetCurrentFile(&env, "/db", 1);

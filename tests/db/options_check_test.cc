@@ -16,6 +16,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "sift/options.h"
+#include "tests/testutil/test_env.h"
 
 namespace sift {
 namespace {
@@ -126,7 +127,7 @@ class OptionsCheckTest : public testing::TestWithParam<OptionCase> {};
 
 TEST_P(OptionsCheckTest, OpenChecksTheField) {
   const OptionCase& c = GetParam();
-  std::unique_ptr<Env> env = NewMemEnv(Env::Default());
+  std::unique_ptr<Env> env = test::NewTestEnv();
   Options options;
   options.env = env.get();
   options.create_if_missing = true;

@@ -10,6 +10,7 @@
 #include "db/filename.h"
 #include "db/memtable.h"
 #include "gtest/gtest.h"
+#include "tests/testutil/test_env.h"
 
 namespace sift {
 namespace {
@@ -22,7 +23,7 @@ std::string Key(int i) {
 
 class TableCacheTest : public testing::Test {
  protected:
-  TableCacheTest() : env_(NewMemEnv(Env::Default())) {
+  TableCacheTest() : env_(test::NewTestEnv()) {
     options_.env = env_.get();
     EXPECT_TRUE(env_->CreateDir(dbname_).ok());
   }
@@ -151,6 +152,47 @@ TEST_F(TableCacheTest, KeepsFewTablesOpenAndCountsTheirFilters) {
   EXPECT_EQ(big->NumOpenTables(), 0u);
   EXPECT_EQ(big->FilterMemoryUsage(), 0u);
   EXPECT_EQ(big->IndexMemoryUsage(), 0u);
+}
+
+// Last-level tables leave places among the pinned tables for the tables
+// above them, even when they are read first; a table that has to be opened
+// is counted as a table load.
+TEST_F(TableCacheTest, LastLevelTablesLeavePinsForUpperTables) {
+  // Created first: destroyed after the files, whose pins hold its handles.
+  auto cache = NewCache(4);
+  std::vector<FileMetaData> last(6);
+  for (int t = 0; t < 6; ++t) last[t] = MakeTable(10 + t, t * 100, 100);
+  std::vector<FileMetaData> upper(2);
+  for (int t = 0; t < 2; ++t) upper[t] = MakeTable(20 + t, t * 300, 10);
+
+  ReadStats stats;
+  const TableCache::PinHint last_hint{/*last_level=*/true,
+                                      /*upper_level_tables=*/2};
+  for (const FileMetaData& f : last) {
+    TableCache::TableRef ref;
+    ASSERT_TRUE(cache->GetTable(f, &ref, last_hint, &stats).ok());
+  }
+  int pinned_last = 0;
+  for (const FileMetaData& f : last) pinned_last += f.pin.table() != nullptr;
+  EXPECT_EQ(pinned_last, 2);  // 4 places, 2 kept for the upper tables
+  EXPECT_EQ(stats.table_loads, 6u);
+
+  for (const FileMetaData& f : upper) {
+    TableCache::TableRef ref;
+    ASSERT_TRUE(cache->GetTable(f, &ref, {}, &stats).ok());
+    EXPECT_NE(f.pin.table(), nullptr);
+    EXPECT_FALSE(ref.valid());  // served from the pin, not a cache reference
+  }
+  EXPECT_EQ(stats.table_loads, 8u);
+
+  // Pinned tables are never loaded again.
+  for (int round = 0; round < 3; ++round) {
+    for (const FileMetaData& f : upper) {
+      TableCache::TableRef ref;
+      ASSERT_TRUE(cache->GetTable(f, &ref, {}, &stats).ok());
+    }
+  }
+  EXPECT_EQ(stats.table_loads, 8u);
 }
 
 TEST_F(TableCacheTest, NoFilterNoFilterMemory) {

@@ -12,6 +12,7 @@
 #include "db/filename.h"
 #include "db/log_writer.h"
 #include "gtest/gtest.h"
+#include "tests/testutil/test_env.h"
 #include "util/fault_env.h"
 #include "util/mutex.h"
 
@@ -164,7 +165,7 @@ TEST_F(FindFileTest, OverlappingLevelZeroFiles) {
 
 class VersionSetTest : public testing::Test {
  protected:
-  VersionSetTest() : mem_env_(NewMemEnv(Env::Default())) {
+  VersionSetTest() : mem_env_(test::NewTestEnv()) {
     env_ = mem_env_.get();
     options_.env = env_;
     EXPECT_TRUE(env_->CreateDir(dbname_).ok());

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "table/table.h"
 #include "tests/table/table_test_util.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/cache.h"
 #include "util/random.h"
@@ -25,7 +26,7 @@ TEST(TableConcurrencyTest, ParallelGetsAndScansAgreeWithTheModel) {
   for (int i = 0; i < n; ++i) {
     model.emplace_back(test::NumberKey(2 * i), absl::StrCat("v", i));
   }
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   auto cache = NewLRUCache(16 << 10);  // a few blocks: constant eviction
   TableOptions o;
   o.block_cache = cache.get();

@@ -14,6 +14,7 @@
 #include "table/table.h"
 #include "table/table_properties.h"
 #include "tests/table/table_test_util.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/cache.h"
 #include "util/coding.h"
@@ -79,7 +80,7 @@ class TableCorruptionTest : public testing::Test {
     }
     options_.block_size = 200;
     options_.block_restart_interval = 4;
-    auto env = NewMemEnv(Env::Default());
+    auto env = test::NewTestEnv();
     ASSERT_TRUE(test::WriteTable(env.get(), "/t", options_, model_).ok());
     auto file = env->NewRandomAccessFile("/t");
     ASSERT_TRUE(file.ok());

@@ -10,6 +10,7 @@
 #include "table/table.h"
 #include "table/table_builder.h"
 #include "tests/table/table_test_util.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 
 namespace sift {
@@ -71,7 +72,7 @@ class FailingReadFile final : public RandomAccessFile {
 };
 
 TEST(TableIoErrorTest, ReadErrorsPassThrough) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   TableOptions o;
   test::KVVector model;
   for (int i = 0; i < 5000; ++i)

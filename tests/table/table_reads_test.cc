@@ -11,6 +11,7 @@
 #include "table/table.h"
 #include "table/table_properties.h"
 #include "tests/table/table_test_util.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/cache.h"
 #include "util/counting_env.h"
@@ -34,7 +35,7 @@ KVVector EvenKeys(int n) {
 class TableReadsTest : public testing::Test {
  protected:
   TableReadsTest()
-      : mem_(NewMemEnv(Env::Default())),
+      : mem_(test::NewTestEnv()),
         env_(std::make_unique<CountingEnv>(mem_.get())) {}
 
   std::unique_ptr<Table> Build(const TableOptions& o, int n,

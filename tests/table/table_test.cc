@@ -12,6 +12,7 @@
 #include "table/table_builder.h"
 #include "table/table_properties.h"
 #include "tests/table/table_test_util.h"
+#include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/cache.h"
 #include "util/random.h"
@@ -134,7 +135,7 @@ std::string ConfigName(const testing::TestParamInfo<Config>& info) {
 
 class TableRoundTripTest : public testing::TestWithParam<Config> {
  protected:
-  TableRoundTripTest() : env_(NewMemEnv(Env::Default())) {}
+  TableRoundTripTest() : env_(test::NewTestEnv()) {}
 
   TableOptions Options() {
     const Config& c = GetParam();
@@ -221,7 +222,7 @@ TEST(TableTest, MillionEntries) {
   const int n = test::Sanitized() ? 100000 : 1000000;
   Random rnd(31);
   const KVVector model = RandomEntries(n, 8, &rnd);
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   auto cache = NewLRUCache(64 << 20);
   TableOptions o;
   o.block_cache = cache.get();
@@ -237,7 +238,7 @@ TEST(TableTest, MillionEntries) {
 }
 
 TEST(TableTest, PropertiesDescribeTheTable) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   Random rnd(5);
   const KVVector model = SequentialEntries(5000, 20, &rnd);
   TableOptions o;
@@ -269,7 +270,7 @@ TEST(TableTest, PropertiesDescribeTheTable) {
 }
 
 TEST(TableTest, NoFilterMeansNoFilterBlock) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   TableOptions o;
   o.filter_bits_per_key = 0;
   ASSERT_TRUE(test::WriteTable(env.get(), "/n.sst", o, {{"a", "1"}}).ok());
@@ -310,7 +311,7 @@ TEST(TableTest, FilterCoversTheFilterKeyOnly) {
     model.emplace_back(test::NumberKey(i, 6) + "09", "new" + std::to_string(i));
     model.emplace_back(test::NumberKey(i, 6) + "01", "old" + std::to_string(i));
   }
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   ASSERT_TRUE(test::WriteTable(env.get(), "/s.sst", o, model).ok());
   auto table = test::OpenTable(env.get(), "/s.sst", o);
   ASSERT_TRUE(table.ok()) << table.status();
@@ -339,7 +340,7 @@ TEST(TableTest, FilterCoversTheFilterKeyOnly) {
 }
 
 TEST(TableTest, ComparatorMismatchIsRejected) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   TableOptions o;
   ASSERT_TRUE(test::WriteTable(env.get(), "/c.sst", o, {{"a01", "1"}}).ok());
   SuffixComparator cmp;
@@ -351,7 +352,7 @@ TEST(TableTest, ComparatorMismatchIsRejected) {
 }
 
 TEST(TableTest, ApproximateOffsetsGrowWithTheKey) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   TableOptions o;
   o.compression = Compression::kNone;
   Random rnd(3);
@@ -378,7 +379,7 @@ TEST(TableTest, ApproximateOffsetsGrowWithTheKey) {
 }
 
 TEST(TableTest, BuilderRejectsKeysOutOfOrder) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   auto file = env->NewWritableFile("/o.sst");
   ASSERT_TRUE(file.ok());
   TableBuilder builder(TableOptions(), file->get());
@@ -392,7 +393,7 @@ TEST(TableTest, BuilderRejectsKeysOutOfOrder) {
 }
 
 TEST(TableTest, BuilderCountsAndSizes) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   auto file = env->NewWritableFile("/z.sst");
   ASSERT_TRUE(file.ok());
   TableOptions o;
@@ -415,7 +416,7 @@ TEST(TableTest, BuilderCountsAndSizes) {
 }
 
 TEST(TableTest, AbandonWritesNoFooter) {
-  auto env = NewMemEnv(Env::Default());
+  auto env = test::NewTestEnv();
   auto file = env->NewWritableFile("/ab.sst");
   ASSERT_TRUE(file.ok());
   TableOptions o;
