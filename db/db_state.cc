@@ -80,6 +80,12 @@ void DBState::Log(std::string_view message) const {
 }
 
 PendingOutput DBState::NewPendingOutput() {
+  // A deletion pass lists the directory without the mutex, against the
+  // pending set it copied before: a number registered meanwhile, by a
+  // thread other than the deleter (an ingestion), would look obsolete. So
+  // registration waits for the pass to end. The deleter itself never gets
+  // here during its pass.
+  while (deleting_files) bg_cv.Wait(&mutex);
   const uint64_t number = versions->NewFileNumber();
   pending_outputs_.insert(number);
   return PendingOutput(this, number);

@@ -108,7 +108,8 @@ class DBState {
   void Log(std::string_view message) const;
 
   // A new table file number, protected from DeleteObsoleteFiles for as long
-  // as the result lives (see PendingOutput).
+  // as the result lives (see PendingOutput). Waits (releasing the mutex)
+  // while a deletion pass is listing files.
   PendingOutput NewPendingOutput() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
   // Table files being written (flush and compaction outputs): not yet in any
   // version, and not to be deleted as obsolete.

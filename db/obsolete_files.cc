@@ -67,8 +67,9 @@ void DeleteObsoleteFiles(DBState& state) {
 
   // Snapshot what is live while holding the mutex. Files created after this
   // point while the mutex is released are safe: new WALs and MANIFESTs get
-  // numbers above the ones read here, and new tables are only written by the
-  // caller's own thread.
+  // numbers above the ones read here, and a new table's number cannot be
+  // registered until this pass ends (DBState::NewPendingOutput waits for
+  // it).
   std::set<uint64_t> live = state.pending_outputs();
   state.versions->AddLiveFiles(&live);
   const uint64_t log_number = state.versions->LogNumber();
