@@ -377,7 +377,7 @@ void Version::MultiGet(const ReadOptions& options,
         continue;
       }
       p.block = *block;
-      if (p.block.has_value()) p.table->PrefetchDataBlock(*p.block);
+      if (p.block.has_value()) p.table->PrefetchDataBlock(&*p.block);
     }
     for (const Probe& p : round) {
       BatchLookup& l = lookups[p.lookup];

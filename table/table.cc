@@ -98,10 +98,12 @@ struct Table::Rep {
   // For a point read: the data block named by the index entry `index_value`
   // at `index_entry_offset`, parsed in place in the mapped file when it is
   // stored uncompressed (no allocation, no block cache), else as
-  // GetDataBlock gives it. Calls fn(block) and returns its status.
+  // GetDataBlock gives it. Calls fn(block) and returns its status. `mapped`:
+  // the stored block as a mapped file's Read already returned it
+  // (PrefetchDataBlock), or empty to read it here.
   absl::Status WithDataBlock(
       const ReadOptions& ro, std::string_view index_value,
-      uint32_t index_entry_offset, ReadStats* stats,
+      uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
       absl::FunctionRef<absl::Status(const Block&)> fn) const;
 };
 
@@ -118,16 +120,18 @@ absl::Status Table::Rep::DecodeDataHandle(std::string_view index_value,
 
 absl::Status Table::Rep::WithDataBlock(
     const ReadOptions& ro, std::string_view index_value,
-    uint32_t index_entry_offset, ReadStats* stats,
+    uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
     absl::FunctionRef<absl::Status(const Block&)> fn) const {
   if (stable_reads) {
     BlockHandle handle;
     absl::Status s = DecodeDataHandle(index_value, &handle);
     if (!s.ok()) return s;
     const size_t n = static_cast<size_t>(handle.size);
-    std::string_view stored;
-    s = file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr);
-    if (!s.ok()) return s;
+    std::string_view stored = mapped;
+    if (stored.size() != n + kBlockTrailerSize) {
+      s = file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr);
+      if (!s.ok()) return s;
+    }
     if (stored.size() == n + kBlockTrailerSize &&
         static_cast<BlockCompression>(stored[n]) == BlockCompression::kNone) {
       stats->block_reads++;
@@ -361,18 +365,18 @@ absl::StatusOr<std::optional<Table::DataBlockLocation>> Table::FindDataBlock(
   BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
   index_iter.Seek(key);
   if (index_iter.Valid()) {
-    return DataBlockLocation{index_iter.value(), index_iter.entry_offset()};
+    return DataBlockLocation{index_iter.value(), index_iter.entry_offset(), {}};
   }
   if (!index_iter.status().ok()) return index_iter.status();
   if (r.filter != nullptr && stats != nullptr) stats->filter_false_positives++;
   return std::nullopt;
 }
 
-void Table::PrefetchDataBlock(const DataBlockLocation& location) const {
+void Table::PrefetchDataBlock(DataBlockLocation* location) const {
   const Rep& r = *rep_;
   if (!r.stable_reads) return;
   BlockHandle handle;
-  if (!r.DecodeDataHandle(location.index_value, &handle).ok()) return;
+  if (!r.DecodeDataHandle(location->index_value, &handle).ok()) return;
   std::string_view stored;
   const size_t n = static_cast<size_t>(handle.size);
   if (!r.file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr)
@@ -380,6 +384,7 @@ void Table::PrefetchDataBlock(const DataBlockLocation& location) const {
       stored.size() != n + kBlockTrailerSize) {
     return;
   }
+  location->mapped = stored;  // the block read counts once, when searched
   // The trailer and the restart array before it, then the keys the restart
   // search meets first (a third and two thirds in) and the block's start.
   const char* p = stored.data();
@@ -400,8 +405,8 @@ absl::Status Table::GetInDataBlock(
   if (stats == nullptr) stats = &ignored;
   bool found = false;
   absl::Status s = r.WithDataBlock(
-      options, location.index_value, location.index_entry_offset, stats,
-      [&](const Block& block) {
+      options, location.index_value, location.index_entry_offset,
+      location.mapped, stats, [&](const Block& block) {
         BlockIterator block_iter(&block, r.options.comparator, &r.file_name);
         block_iter.Seek(key);
         if (block_iter.Valid()) {

@@ -85,6 +85,9 @@ class Table {
   struct DataBlockLocation {
     std::string_view index_value;
     uint32_t index_entry_offset = 0;
+    // The stored block in a mapped file, once PrefetchDataBlock has looked
+    // it up (so the search does not read it a second time); else empty.
+    std::string_view mapped;
   };
   // The index search for `key`: the block that may hold it, or std::nullopt
   // when key is after the table's last entry (counted as a filter false
@@ -92,8 +95,9 @@ class Table {
   absl::StatusOr<std::optional<DataBlockLocation>> FindDataBlock(
       std::string_view key, ReadStats* stats) const;
   // Start loading the parts of the block the search reads first (a mapped
-  // file only; a hint, no I/O, no error).
-  void PrefetchDataBlock(const DataBlockLocation& location) const;
+  // file only; a hint, no I/O, no error), and keep the mapped block in
+  // *location for GetInDataBlock.
+  void PrefetchDataBlock(DataBlockLocation* location) const;
   // The block search of GetAfterFilter at a location FindDataBlock gave for
   // the same key.
   absl::Status GetInDataBlock(

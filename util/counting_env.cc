@@ -42,6 +42,9 @@ class CountingRandomAccessFile final : public RandomAccessFile {
     if (s.ok()) Bump(counters_->random_read_bytes, result->size());
     return s;
   }
+  // A transparent wrapper: a mapped file stays one (and its readers still
+  // parse blocks in place).
+  bool StableReads() const override { return target_->StableReads(); }
 
  private:
   const std::unique_ptr<RandomAccessFile> target_;
@@ -101,6 +104,13 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>>
 CountingEnv::NewRandomAccessFile(const std::string& fname) {
   return Wrap<CountingRandomAccessFile>(target()->NewRandomAccessFile(fname),
                                         &counters_);
+}
+
+absl::StatusOr<std::unique_ptr<RandomAccessFile>>
+CountingEnv::NewRandomAccessFile(const std::string& fname,
+                                 RandomAccessMode mode) {
+  return Wrap<CountingRandomAccessFile>(
+      target()->NewRandomAccessFile(fname, mode), &counters_);
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> CountingEnv::NewWritableFile(

@@ -54,6 +54,9 @@ class CountingEnv : public EnvWrapper {
       const std::string& fname) override;
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& fname) override;
+  // The target serves `mode` (a mapped file stays mapped), reads counted.
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& fname, RandomAccessMode mode) override;
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& fname) override;
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
