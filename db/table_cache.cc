@@ -38,11 +38,15 @@ struct CacheKey {
   char buf[8];
 };
 
-// A table iterator that keeps its table pinned in the cache.
-class PinnedTableIterator final : public Iterator {
+// A table iterator that keeps its table alive: `Holder` is a TableRef (the
+// table stays pinned in the cache) or a std::unique_ptr<Table> (a table
+// opened for this iterator alone, see NewIterator, closed with it).
+template <typename Holder>
+class TableHoldingIterator final : public Iterator {
  public:
-  PinnedTableIterator(TableCache::TableRef ref, const ReadOptions& options)
-      : ref_(std::move(ref)), iter_(ref_.table().NewIterator(options)) {}
+  TableHoldingIterator(Holder holder, const Table& table,
+                       const ReadOptions& options)
+      : holder_(std::move(holder)), iter_(table.NewIterator(options)) {}
 
   bool Valid() const override { return iter_->Valid(); }
   void SeekToFirst() override { iter_->SeekToFirst(); }
@@ -56,30 +60,7 @@ class PinnedTableIterator final : public Iterator {
 
  private:
   // Declared first: destroyed after iter_, which reads from the table.
-  TableCache::TableRef ref_;
-  std::unique_ptr<Iterator> iter_;
-};
-
-// An iterator over a table opened for it alone (see NewIterator): owns the
-// table, which is closed with the iterator.
-class OwnedTableIterator final : public Iterator {
- public:
-  OwnedTableIterator(std::unique_ptr<Table> table, const ReadOptions& options)
-      : table_(std::move(table)), iter_(table_->NewIterator(options)) {}
-
-  bool Valid() const override { return iter_->Valid(); }
-  void SeekToFirst() override { iter_->SeekToFirst(); }
-  void SeekToLast() override { iter_->SeekToLast(); }
-  void Seek(std::string_view target) override { iter_->Seek(target); }
-  void Next() override { iter_->Next(); }
-  void Prev() override { iter_->Prev(); }
-  std::string_view key() const override { return iter_->key(); }
-  std::string_view value() const override { return iter_->value(); }
-  absl::Status status() const override { return iter_->status(); }
-
- private:
-  // Declared first: destroyed after iter_, which reads from the table.
-  std::unique_ptr<Table> table_;
+  Holder holder_;
   std::unique_ptr<Iterator> iter_;
 };
 
@@ -276,11 +257,15 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
     absl::StatusOr<std::unique_ptr<Table>> table =
         OpenTableFile(file_number, file_size, RandomAccessMode::kBuffered);
     if (!table.ok()) return NewEmptyIterator(table.status());
-    return std::make_unique<OwnedTableIterator>(*std::move(table), options);
+    const Table& t = **table;
+    return std::make_unique<TableHoldingIterator<std::unique_ptr<Table>>>(
+        *std::move(table), t, options);
   }
   absl::StatusOr<TableRef> ref = FindTable(file_number, file_size);
   if (!ref.ok()) return NewEmptyIterator(ref.status());
-  return std::make_unique<PinnedTableIterator>(*std::move(ref), options);
+  const Table& t = ref->table();
+  return std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
+                                                          options);
 }
 
 TableCache::TableRef TableCache::LookupOpenTable(uint64_t file_number) const {
