@@ -46,8 +46,8 @@ class FilterBuilder {
   // A builder for `kind` with `bits_per_key` bits per distinct key
   // (fractional allowed). REQUIRES: bits_per_key > 0. kBinaryFuse maps the
   // budget to a fingerprint width when the number of distinct keys is known,
-  // FingerprintBitsFor in filter/fuse_math.h (a million keys at 9 bits/key:
-  // 8-bit fingerprints).
+  // FingerprintBitsFor in filter/fuse_math.h (a million keys at 10 bits/key:
+  // 8.85 bits a fingerprint, so 9 bits with probability 0.85, else 8).
   static std::unique_ptr<FilterBuilder> Make(FilterKind kind,
                                              double bits_per_key);
   // A builder sized for `expected_keys` keys at false-positive rate

@@ -198,8 +198,20 @@ class FuseFilterBuilder final : public FilterBuilder {
   }
 
   uint32_t WidthFor(uint64_t num_keys) const {
-    return fixed_bits_ != 0 ? fixed_bits_
-                            : FingerprintBitsFor(bits_per_key_, num_keys);
+    return fixed_bits_ != 0
+               ? fixed_bits_
+               : FingerprintBitsFor(bits_per_key_, num_keys, WidthCoin());
+  }
+
+  // The coin that rounds a fractional width (FingerprintBitsFor): uniform in
+  // [0, 1) over key sets, yet the same for the same keys, so that a table
+  // rebuilt from the same keys gets the same filter. The hashes are uniform,
+  // and the first and last keys differ from table to table.
+  double WidthCoin() const {
+    if (hashes_.empty()) return 0.0;
+    const uint64_t mixed = FuseRemix(
+        hashes_.front() ^ (hashes_.back() * kProbeMix) ^ hashes_.size(), 0);
+    return static_cast<double>(mixed >> 11) * 0x1.0p-53;
   }
 
   const uint32_t fixed_bits_;

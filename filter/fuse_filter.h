@@ -17,8 +17,10 @@ namespace sift {
 std::unique_ptr<FilterBuilder> NewFuseFilterBuilder(uint32_t fingerprint_bits,
                                                     uint64_t seed);
 
-// A builder spending about `bits_per_key` bits per distinct key: at Finish it
-// takes the widest fingerprint FingerprintBitsFor(bits_per_key, n) allows.
+// A builder spending `bits_per_key` bits per distinct key on average over
+// tables: at Finish it takes the fingerprint width FingerprintBitsFor gives
+// for the n distinct keys, rounding a fractional width up or down with a coin
+// drawn from the keys' hashes.
 std::unique_ptr<FilterBuilder> NewFuseFilterBuilderForBudget(
     double bits_per_key, uint64_t seed);
 

@@ -47,12 +47,13 @@ uint32_t FingerprintBitsForBitsPerKey(double bits_per_key) {
   return static_cast<uint32_t>(w);
 }
 
-uint32_t FingerprintBitsFor(double bits_per_key, uint64_t num_keys) {
+uint32_t FingerprintBitsFor(double bits_per_key, uint64_t num_keys,
+                            double coin) {
   if (num_keys == 0) return FingerprintBitsForBitsPerKey(bits_per_key);
   const double slots =
       static_cast<double>(FuseLayoutFor(num_keys, 1).num_slots());
   const double w =
-      std::floor(1.01 * bits_per_key * static_cast<double>(num_keys) / slots);
+      std::floor(bits_per_key * static_cast<double>(num_keys) / slots + coin);
   if (!(w >= 1)) return 1;  // also catches NaN
   if (w >= kMaxFingerprintBits) return kMaxFingerprintBits;
   return static_cast<uint32_t>(w);

@@ -59,17 +59,22 @@ FuseLayout FuseLayoutFor(uint64_t num_keys, uint32_t fingerprint_bits);
 
 // The widest fingerprint whose large-n array fits in `bits_per_key`:
 // floor(bits_per_key / 1.125), clamped to 1..32. 9 bits/key give 8-bit
-// fingerprints, 18 give 16. The limit of FingerprintBitsFor for large n.
+// fingerprints, 18 give 16.
 uint32_t FingerprintBitsForBitsPerKey(double bits_per_key);
 
-// The widest fingerprint whose array for n keys fits in n * bits_per_key bits
-// with 1% to spare for the rounding to whole segments (as the Bloom layouts
-// round up to whole words or lines): floor(1.01 * bits_per_key * n / slots),
-// clamped to 1..32, where slots = FuseLayoutFor(n, 1).num_slots(). A million
-// keys at 9 or 10 bits/key get 8-bit fingerprints (9.04 bits/key); smaller
-// tables, whose arrays have more slots per key, get narrower ones (10 bits/key
-// at 1,000 keys: 7 bits). n == 0: FingerprintBitsForBitsPerKey.
-uint32_t FingerprintBitsFor(double bits_per_key, uint64_t num_keys);
+// The fingerprint width for n keys at a budget of `bits_per_key`. Widths are
+// whole bits, but a budget rarely buys a whole number of them: with
+// slots = FuseLayoutFor(n, 1).num_slots() it buys w* = bits_per_key * n /
+// slots (a table of 20,000 keys at 10 bits/key: 8.0; a million keys: 8.85).
+// The width is floor(w* + coin), clamped to 1..32: the one below w* or the
+// one above, the one above with probability frac(w*) when `coin` is drawn
+// uniformly from [0, 1). Over the tables of a level the expected array bits
+// then equal the budget: always rounding down would leave up to a bit per
+// fingerprint unspent (10% of the memory, twice the false positives).
+// coin = 0 gives the widest width within the budget.
+// n == 0: FingerprintBitsForBitsPerKey. REQUIRES: 0 <= coin < 1.
+uint32_t FingerprintBitsFor(double bits_per_key, uint64_t num_keys,
+                            double coin);
 
 // The narrowest fingerprint with false-positive rate <= p: ceil(-log2 p),
 // clamped to 1..32. REQUIRES: 0 < p < 1.
