@@ -1,7 +1,9 @@
 #include "db/db_impl.h"
 
 #include <algorithm>
-#include <deque>
+#include <bit>
+#include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -112,6 +114,56 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   return s;
 }
 
+std::vector<uint32_t> DBImpl::SortedOrder(
+    absl::Span<const std::string_view> keys) const {
+  // The indexes of `keys` in the user comparator's order, as
+  // Version::MultiGet requires: the lookups of one table are a run, and a
+  // level is walked once.
+  std::vector<uint32_t> order(keys.size());
+  const Comparator* ucmp = state_.icmp.user_comparator();
+  if (ucmp != BytewiseComparator()) {
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return ucmp->Compare(keys[a], keys[b]) < 0;
+    });
+    return order;
+  }
+  // Bytewise (every DB's order). Keys of a batch often share a prefix (a
+  // table id, zero-padded numbers), so the 8 bytes after the batch's common
+  // prefix are compared as one big-endian integer, and only pairs equal
+  // there compare whole keys. (Zero padding keeps the order: a key and its
+  // zero-extended version tie and are told apart by the whole compare.)
+  const std::string_view first = keys[0];
+  size_t common = first.size();
+  for (const std::string_view key : keys) {
+    const size_t n = std::min(common, key.size());
+    common = static_cast<size_t>(
+        std::mismatch(first.begin(), first.begin() + n, key.begin()).first -
+        first.begin());
+  }
+  struct Entry {
+    uint64_t prefix;
+    uint32_t index;
+  };
+  std::vector<Entry> entries(keys.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    const std::string_view rest = keys[i].substr(common);
+    uint64_t prefix = 0;  // bytes past the key's end stay zero
+    std::memcpy(&prefix, rest.data(), std::min<size_t>(rest.size(), 8));
+    if constexpr (std::endian::native == std::endian::little) {
+      prefix = __builtin_bswap64(prefix);
+    }
+    entries[i] = Entry{prefix, i};
+  }
+  std::sort(entries.begin(), entries.end(),
+            [&](const Entry& a, const Entry& b) {
+              if (a.prefix != b.prefix) return a.prefix < b.prefix;
+              return keys[a.index] < keys[b.index];
+            });
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = entries[i].index;
+  return order;
+}
+
 std::vector<absl::Status> DBImpl::MultiGet(
     const ReadOptions& options, absl::Span<const std::string_view> keys,
     std::vector<std::string>* values) {
@@ -121,26 +173,15 @@ std::vector<absl::Status> DBImpl::MultiGet(
   SuperVersionPublisher::Lease sv(&state_.super_versions, &state_.mutex);
   const SequenceNumber sequence = ReadSequence(options);  // as in Get
 
-  // Sorted in the user comparator's order, as Version::MultiGet requires:
-  // the lookups of one table are a run, and a level is walked once.
-  const Comparator* ucmp = state_.icmp.user_comparator();
-  std::vector<uint32_t> order(keys.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (ucmp == BytewiseComparator()) {  // every DB's order: compared inline
-    std::sort(order.begin(), order.end(),
-              [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-  } else {
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return ucmp->Compare(keys[a], keys[b]) < 0;
-    });
-  }
-  std::deque<LookupKey> lookup_keys;
+  const std::vector<uint32_t> order = SortedOrder(keys);
+  // One allocation for the batch's lookup keys (a LookupKey does not move).
+  std::vector<std::optional<LookupKey>> lookup_keys(keys.size());
   std::vector<Version::BatchLookup> lookups;
   lookups.reserve(keys.size());
   ReadStats stats;
   stats.gets = keys.size();
   for (const uint32_t i : order) {
-    const LookupKey& lkey = lookup_keys.emplace_back(keys[i], sequence);
+    const LookupKey& lkey = lookup_keys[i].emplace(keys[i], sequence);
     Version::BatchLookup& l = lookups.emplace_back(
         Version::BatchLookup{&lkey, &(*values)[i], &statuses[i]});
     if (sv->mem->Get(lkey, l.value, l.status) ||

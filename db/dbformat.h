@@ -83,6 +83,11 @@ class InternalKeyComparator final : public Comparator {
     if (r != 0) return r;
     return CompareTags(a, b);
   }
+  // Two user keys in the user comparator's order (bytewise inline, as
+  // above).
+  int CompareUserKeys(std::string_view a, std::string_view b) const {
+    return bytewise_ ? a.compare(b) : user_->Compare(a, b);
+  }
   const char* Name() const override { return "sift.InternalKeyComparator"; }
   void FindShortestSeparator(std::string* start,
                              std::string_view limit) const override;

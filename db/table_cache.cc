@@ -83,16 +83,12 @@ struct TablePinSlot::Pin {
 };
 
 TablePinSlot& TablePinSlot::operator=(const TablePinSlot& /*other*/) {
+  table_.store(nullptr, std::memory_order_relaxed);
   delete pin_.exchange(nullptr, std::memory_order_acq_rel);
   return *this;
 }
 
 TablePinSlot::~TablePinSlot() { delete pin_.load(std::memory_order_acquire); }
-
-const Table* TablePinSlot::table() const {
-  const Pin* pin = pin_.load(std::memory_order_acquire);
-  return pin != nullptr ? &pin->ref.table() : nullptr;
-}
 
 TableCache::TableRef::TableRef(TableRef&& other) noexcept
     : cache_(std::exchange(other.cache_, nullptr)),
@@ -194,7 +190,11 @@ absl::StatusOr<TableCache::TableRef> TableCache::FindOrOpen(
 absl::StatusOr<const Table*> TableCache::GetTable(const FileMetaData& file,
                                                   TableRef* ref, PinHint hint,
                                                   ReadStats* stats) {
-  if (const Table* pinned = file.pin.table(); pinned != nullptr) return pinned;
+  if (const TablePinSlot::Pin* pin =
+          file.pin.pin_.load(std::memory_order_acquire);
+      pin != nullptr) {
+    return &pin->ref.table();
+  }
   bool opened = false;
   absl::StatusOr<TableRef> found =
       FindOrOpen(file.number, file.file_size, &opened);
@@ -219,7 +219,9 @@ absl::StatusOr<const Table*> TableCache::GetTable(const FileMetaData& file,
   TablePinSlot::Pin* expected = nullptr;
   if (file.pin.pin_.compare_exchange_strong(expected, pin.get(),
                                             std::memory_order_acq_rel)) {
-    return &pin.release()->ref.table();
+    const Table* table = &pin.release()->ref.table();
+    file.pin.table_.store(table, std::memory_order_release);
+    return table;
   }
   // Another reader pinned it first; ours is released with `pin`.
   return &expected->ref.table();

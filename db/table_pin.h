@@ -27,13 +27,19 @@ class TablePinSlot {
   TablePinSlot& operator=(const TablePinSlot& other);
   ~TablePinSlot();
 
-  // The pinned table, or nullptr.
-  const Table* table() const;
+  // The pinned table, or nullptr. Inline: it is on every probe of a point
+  // read.
+  const Table* table() const { return table_.load(std::memory_order_acquire); }
 
  private:
   friend class TableCache;
   struct Pin;  // defined by TableCache
+  // Set once, by the compare-and-swap that pins; owns the table reference.
   mutable std::atomic<Pin*> pin_{nullptr};
+  // The table pin_ holds, published after pin_ by the reader whose swap
+  // succeeded. Between the two stores table() is still nullptr: a reader
+  // then takes TableCache::GetTable, which reads pin_.
+  mutable std::atomic<const Table*> table_{nullptr};
 };
 
 }  // namespace sift

@@ -225,10 +225,10 @@ absl::Status Answer(Outcome outcome) {
                                     : absl::NotFoundError("key deleted");
 }
 
-bool InRange(const Comparator* ucmp, std::string_view user_key,
+bool InRange(const InternalKeyComparator& icmp, std::string_view user_key,
              const FileMetaData& f) {
-  return ucmp->Compare(user_key, f.smallest.user_key()) >= 0 &&
-         ucmp->Compare(user_key, f.largest.user_key()) <= 0;
+  return icmp.CompareUserKeys(user_key, f.smallest.user_key()) >= 0 &&
+         icmp.CompareUserKeys(user_key, f.largest.user_key()) <= 0;
 }
 
 // FindFile for a key known to be at or after every file before `from`: the
@@ -276,6 +276,13 @@ TableCache::PinHint Version::PinHintFor(const FileMetaData& f,
   return hint;
 }
 
+absl::StatusOr<const Table*> Version::TableFor(const FileMetaData& f, int level,
+                                               TableCache::TableRef* ref,
+                                               ReadStats* stats) const {
+  if (const Table* pinned = f.pin.table(); pinned != nullptr) return pinned;
+  return table_cache_->GetTable(f, ref, PinHintFor(f, level), stats);
+}
+
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           std::string* value, ReadStats* stats) const {
   ReadStats ignored;
@@ -286,8 +293,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   auto probe = [&](const FileMetaData& f, int level,
                    Outcome* outcome) -> absl::Status {
     TableCache::TableRef ref;
-    absl::StatusOr<const Table*> table =
-        table_cache_->GetTable(f, &ref, PinHintFor(f, level), stats);
+    absl::StatusOr<const Table*> table = TableFor(f, level, &ref, stats);
     if (!table.ok()) return table.status();
     return ProbeTable(**table, f, ucmp, options, key, &filter_key, value,
                       outcome, stats);
@@ -298,7 +304,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   const FileList& level0 = files_[0];
   for (auto it = level0.rbegin(); it != level0.rend(); ++it) {
     const FileMetaData& f = **it;
-    if (!InRange(ucmp, user_key, f)) continue;
+    if (!InRange(*icmp_, user_key, f)) continue;
     Outcome outcome;
     if (absl::Status s = probe(f, 0, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
@@ -311,7 +317,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     const size_t index = FindFile(*icmp_, files, key.internal_key());
     if (index >= files.size()) continue;
     const FileMetaData& f = *files[index];
-    if (ucmp->Compare(user_key, f.smallest.user_key()) < 0) continue;
+    if (icmp_->CompareUserKeys(user_key, f.smallest.user_key()) < 0) continue;
     Outcome outcome;
     if (absl::Status s = probe(f, level, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
@@ -353,8 +359,8 @@ void Version::MultiGet(const ReadOptions& options,
   auto run_round = [&] {
     for (Probe& p : round) {
       TableCache::TableRef ref;
-      absl::StatusOr<const Table*> table = table_cache_->GetTable(
-          *p.file, &ref, PinHintFor(*p.file, p.level), stats);
+      absl::StatusOr<const Table*> table =
+          TableFor(*p.file, p.level, &ref, stats);
       if (!table.ok()) {
         fail(p, table.status());
         continue;
@@ -410,14 +416,15 @@ void Version::MultiGet(const ReadOptions& options,
     const FileMetaData& f = **it;
     const std::string_view smallest = f.smallest.user_key();
     const std::string_view largest = f.largest.user_key();
-    size_t i = std::partition_point(lookups.begin(), lookups.end(),
-                                    [&](const BatchLookup& l) {
-                                      return ucmp->Compare(l.key->user_key(),
-                                                           smallest) < 0;
-                                    }) -
-               lookups.begin();
+    size_t i =
+        std::partition_point(lookups.begin(), lookups.end(),
+                             [&](const BatchLookup& l) {
+                               return icmp_->CompareUserKeys(l.key->user_key(),
+                                                             smallest) < 0;
+                             }) -
+        lookups.begin();
     for (; i < lookups.size() &&
-           ucmp->Compare(lookups[i].key->user_key(), largest) <= 0;
+           icmp_->CompareUserKeys(lookups[i].key->user_key(), largest) <= 0;
          ++i) {
       if (!lookups[i].done)
         round.push_back(Probe{i, &f, 0, nullptr, std::nullopt});
@@ -436,8 +443,8 @@ void Version::MultiGet(const ReadOptions& options,
       if (l.done) continue;
       index = FindFileFrom(*icmp_, files, index, l.key->internal_key());
       if (index >= files.size()) break;  // this and every later key
-      if (ucmp->Compare(l.key->user_key(), files[index]->smallest.user_key()) >=
-          0) {
+      if (icmp_->CompareUserKeys(l.key->user_key(),
+                                 files[index]->smallest.user_key()) >= 0) {
         round.push_back(
             Probe{i, files[index].get(), level, nullptr, std::nullopt});
       }

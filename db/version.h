@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "db/dbformat.h"
 #include "db/table_cache.h"
@@ -140,6 +141,13 @@ class Version {
   // Where `f` (of `level`) stands in this version, for the table cache's
   // pinning policy (TableCache::GetTable).
   TableCache::PinHint PinHintFor(const FileMetaData& f, int level) const;
+
+  // The open table of `f` (of `level`): its pin, one atomic load, when it
+  // has one (nearly every probe), else TableCache::GetTable, which may pin
+  // it or leave it held by *ref.
+  absl::StatusOr<const Table*> TableFor(const FileMetaData& f, int level,
+                                        TableCache::TableRef* ref,
+                                        ReadStats* stats) const;
 
   // Computes compaction_level_/score_. Called once before installing.
   void Finalize();

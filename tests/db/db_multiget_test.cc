@@ -133,6 +133,62 @@ TEST(DBMultiGetTest, RandomizedAgainstGetAndModel) {
   }
 }
 
+// The batch is sorted on the 8 bytes after its common prefix, then on whole
+// keys: keys of every length, keys that are prefixes or zero-extensions of
+// others, and keys that differ only after a long shared prefix must all be
+// found in tables, in any input order.
+TEST(DBMultiGetTest, KeysOfAnyLengthAndSharedPrefixes) {
+  auto env = test::NewTestEnv();
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  options.write_buffer_size = 16 << 10;
+  options.max_file_size = 16 << 10;
+  auto opened = DB::Open(options, "/mg");
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  DB* db = opened->get();
+  const std::string shared(40, 'p');
+  std::vector<std::string> present = {
+      "", "a", std::string("a\0", 2), std::string("a\0\0", 3), "ab", "b"};
+  for (int i = 0; i < 300; ++i) {
+    present.push_back(shared + test::NumberKey(i * 7, 5));
+    present.push_back(shared + test::NumberKey(i * 7, 5) +
+                      std::string(1, '\0'));
+    present.push_back(std::string(i % 13, '\0') + "z" + std::to_string(i));
+  }
+  for (size_t i = 0; i < present.size(); ++i) {
+    ASSERT_TRUE(
+        db->Put(WriteOptions(), present[i], "v" + std::to_string(i)).ok());
+    if (i % 200 == 199) {
+      ASSERT_TRUE(db->Flush().ok());
+    }
+  }
+  ASSERT_TRUE(db->Flush().ok());
+  std::vector<std::string> batch = present;
+  for (int i = 0; i < 300; ++i) {  // absent neighbours
+    batch.push_back(shared + test::NumberKey(i * 7 + 1, 5));
+    batch.push_back(std::string(i % 13 + 1, '\0'));
+  }
+  Random rnd(17);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::string> sample;
+    const size_t size = 1 + rnd.Uniform(200);
+    for (size_t i = 0; i < size; ++i) {
+      sample.push_back(batch[rnd.Uniform(batch.size())]);
+    }
+    ExpectSameAsGet(db, ReadOptions(), sample);
+  }
+  std::vector<std::string_view> views(present.begin(), present.end());
+  std::reverse(views.begin(), views.end());
+  std::vector<std::string> values;
+  const std::vector<absl::Status> statuses =
+      db->MultiGet(ReadOptions(), views, &values);
+  for (size_t i = 0; i < views.size(); ++i) {
+    ASSERT_TRUE(statuses[i].ok()) << i << ": " << statuses[i];
+    EXPECT_EQ(values[i], "v" + std::to_string(present.size() - 1 - i));
+  }
+}
+
 TEST(DBMultiGetTest, CountsEachKeyAsOneGet) {
   auto env = test::NewTestEnv();
   Options options;
