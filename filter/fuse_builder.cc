@@ -35,73 +35,24 @@ constexpr uint32_t kMaxAttempts = 256;
 // Failures between two growths of the array.
 constexpr uint32_t kAttemptsPerSize = 4;
 
-// Scratch space of the construction, reused across attempts.
+// Scratch space of the construction, reused across attempts. Per slot it
+// keeps one count byte and the XOR of the hashes of the keys in the slot
+// (~9 bytes a slot, ~10 MiB for a million keys); per key the remixed hash and
+// a byte. Every phase walks these arrays close to address order (see
+// SortBySegment and Peel), so they are read a cache line at a time instead of
+// missing the cache on each key.
 class FusePeeler {
  public:
   // Peels `hashes` (distinct) under `layout`. On success fills `slots`
   // (layout.num_bytes() bytes plus 8 of slack, bit-packed) and returns true.
   bool Build(const std::vector<uint64_t>& hashes, const FuseLayout& layout,
              std::string* slots) {
-    const uint64_t num_slots = layout.num_slots();
-    const uint64_t range = layout.segment_count << layout.segment_length_log2;
-    const uint32_t log2 = layout.segment_length_log2;
+    range_ = layout.segment_count << layout.segment_length_log2;
+    log2_ = layout.segment_length_log2;
     SortBySegment(hashes, layout);
-    degree_.assign(num_slots, 0);
-    xor_.assign(num_slots, 0);
-    for (uint64_t g : sorted_) {
-      const FuseSlots s = FuseSlotsOf(g, range, log2);
-      for (uint32_t j = 0; j < kFuseArity; ++j) {
-        // 4 per key plus, in the low two bits, the XOR of the keys' indexes
-        // of this slot among their three: once one key is left, its index.
-        degree_[s.slot[j]] = (degree_[s.slot[j]] + 4) ^ j;
-        xor_[s.slot[j]] ^= g;
-      }
-    }
-
-    // Sized once: growing it as keys peel would copy it over and over.
-    stack_.clear();
-    stack_.reserve(sorted_.size());
-    for (uint64_t i = 0; i < num_slots; ++i) {
-      if ((degree_[i] >> 2) == 1) stack_.push_back(i);
-    }
-    // The peel order reuses sorted_, which the counts above no longer need:
-    // key k of the order is sorted_[k], peeled from its slot
-    // peeled_index_[k] (one fresh array less to fault in).
-    peeled_index_.resize(sorted_.size());
-    size_t num_peeled = 0;
-    while (!stack_.empty()) {
-      const uint64_t i = stack_.back();
-      stack_.pop_back();
-      if ((degree_[i] >> 2) != 1) continue;  // emptied since it was pushed
-      const uint64_t g = xor_[i];
-      const uint32_t index = degree_[i] & 3;
-      sorted_[num_peeled] = g;
-      peeled_index_[num_peeled++] = static_cast<uint8_t>(index);
-      const FuseSlots s = FuseSlotsOf(g, range, log2);
-      for (uint32_t j = 0; j < kFuseArity; ++j) {
-        const uint64_t other = s.slot[j];
-        degree_[other] = (degree_[other] - 4) ^ j;
-        xor_[other] ^= g;
-        if (j != index && (degree_[other] >> 2) == 1) stack_.push_back(other);
-      }
-    }
-    if (num_peeled != sorted_.size()) return false;
-
-    const uint32_t w = layout.fingerprint_bits;
-    const uint32_t mask = FingerprintMask(w);
-    slots->assign(layout.num_bytes() + 8, '\0');
-    uint8_t* array = reinterpret_cast<uint8_t*>(slots->data());
-    for (size_t k = num_peeled; k-- > 0;) {
-      const uint64_t g = sorted_[k];
-      const uint32_t index = peeled_index_[k];
-      const FuseSlots s = FuseSlotsOf(g, range, log2);
-      uint32_t value = FuseFingerprint(g, mask);
-      for (uint32_t j = 0; j < kFuseArity; ++j) {
-        if (j != index) value ^= LoadPackedSlot(array, s.slot[j], w, mask);
-      }
-      // The peeled slot is still zero: each slot is peeled at most once.
-      StorePackedSlot(array, s.slot[index], w, value);
-    }
+    if (!CountKeys(layout.num_slots())) return false;
+    if (!Peel()) return false;
+    Fill(layout, slots);
     return true;
   }
 
@@ -109,7 +60,7 @@ class FusePeeler {
   // Fills sorted_ with the remixed hashes in order of their first slot's
   // segment (a counting sort: two passes). Keys then visit the count arrays
   // in address order, a few segments at a time, instead of at random: with
-  // a million keys the arrays are ~13 MiB, and random visits would miss the
+  // a million keys the arrays are ~10 MiB, and random visits would miss the
   // cache three times a key. The result does not depend on the order.
   // (Remixing twice is cheaper than keeping a third array of hashes.)
   void SortBySegment(const std::vector<uint64_t>& hashes,
@@ -130,12 +81,104 @@ class FusePeeler {
     }
   }
 
+  // Adds every key to its three slots. count_[i] holds 4 per key in its high
+  // six bits and, in its low two, the XOR of the keys' indexes of slot i among
+  // their three slots: once one key is left, its index. Six bits count to 63;
+  // a slot reaching 64 keys would wrap and could then pass for a slot with
+  // one key (whose XOR is not a key's hash), so the attempt fails instead.
+  // Only repeated hashes get there (at the paper's sizes a slot holds a
+  // handful of distinct keys), and the first failure removes those.
+  bool CountKeys(uint64_t num_slots) {
+    count_.assign(num_slots, 0);
+    xor_.assign(num_slots, 0);
+    bool overflow = false;
+    for (uint64_t g : sorted_) {
+      const FuseSlots s = FuseSlotsOf(g, range_, log2_);
+      for (uint32_t j = 0; j < kFuseArity; ++j) {
+        const uint8_t c = static_cast<uint8_t>(count_[s.slot[j]] + 4);
+        overflow |= c < 4;
+        count_[s.slot[j]] = static_cast<uint8_t>(c ^ j);
+        xor_[s.slot[j]] ^= g;
+      }
+    }
+    return !overflow;
+  }
+
+  // Peels keys until no slot holds exactly one: returns whether every key
+  // was. The slots are scanned in address order; peeling a key can leave
+  // one key in its other slots, and those after the scan position are met by
+  // the scan, so only those at or before it wait on stack_ (a few at a time,
+  // not a queue of every slot). The keys' slots lie within two segments of
+  // the scan position, so the slots touched stay in cache.
+  // The peel order reuses sorted_, which the counts no longer need: key k of
+  // the order is sorted_[k], peeled from its slot peeled_index_[k].
+  bool Peel() {
+    const uint64_t num_slots = count_.size();
+    peeled_index_.resize(sorted_.size());
+    num_peeled_ = 0;
+    stack_.clear();
+    for (uint64_t scan = 0; scan < num_slots; ++scan) {
+      if ((count_[scan] >> 2) != 1) continue;
+      PeelSlot(scan, scan);
+      while (!stack_.empty()) {
+        const uint64_t i = stack_.back();
+        stack_.pop_back();
+        // Emptied since it was pushed (counts only go down, so a slot is
+        // pushed at most once).
+        if ((count_[i] >> 2) == 1) PeelSlot(i, scan);
+      }
+    }
+    return num_peeled_ == sorted_.size();
+  }
+
+  // Peels the one key left in slot i; pushes those of its other slots at or
+  // before `scan` that it leaves with one key.
+  void PeelSlot(uint64_t i, uint64_t scan) {
+    const uint64_t g = xor_[i];
+    const uint32_t index = count_[i] & 3;
+    sorted_[num_peeled_] = g;
+    peeled_index_[num_peeled_++] = static_cast<uint8_t>(index);
+    const FuseSlots s = FuseSlotsOf(g, range_, log2_);
+    for (uint32_t j = 0; j < kFuseArity; ++j) {
+      const uint64_t other = s.slot[j];
+      count_[other] = static_cast<uint8_t>((count_[other] - 4) ^ j);
+      xor_[other] ^= g;
+      // Slot i itself drops to no key, so it is never pushed.
+      if (other <= scan && (count_[other] >> 2) == 1) stack_.push_back(other);
+    }
+  }
+
+  // Sets the slots in reverse peel order: a key's peeled slot gets its
+  // fingerprint XOR its other two slots, which no key set later changes (a
+  // key set later was peeled earlier, alone in its peeled slot while this
+  // key was still in all three of its own). The peeled slot is still zero
+  // when the key is set (each slot is peeled at most once), so all three are
+  // XORed in without a branch.
+  void Fill(const FuseLayout& layout, std::string* slots) const {
+    const uint32_t w = layout.fingerprint_bits;
+    const uint32_t mask = FingerprintMask(w);
+    slots->assign(layout.num_bytes() + 8, '\0');
+    uint8_t* array = reinterpret_cast<uint8_t*>(slots->data());
+    for (size_t k = num_peeled_; k-- > 0;) {
+      const uint64_t g = sorted_[k];
+      const FuseSlots s = FuseSlotsOf(g, range_, log2_);
+      const uint32_t value = FuseFingerprint(g, mask) ^
+                             LoadPackedSlot(array, s.slot[0], w, mask) ^
+                             LoadPackedSlot(array, s.slot[1], w, mask) ^
+                             LoadPackedSlot(array, s.slot[2], w, mask);
+      StorePackedSlot(array, s.slot[peeled_index_[k]], w, value);
+    }
+  }
+
+  uint64_t range_ = 0;  // segment_count << segment_length_log2
+  uint32_t log2_ = 0;   // segment_length_log2
   std::vector<uint64_t> bucket_start_;
   std::vector<uint64_t> sorted_;
-  std::vector<uint32_t> degree_;
+  std::vector<uint8_t> count_;
   std::vector<uint64_t> xor_;
   std::vector<uint64_t> stack_;
   std::vector<uint8_t> peeled_index_;
+  size_t num_peeled_ = 0;
 };
 
 class FuseFilterBuilder final : public FilterBuilder {
