@@ -15,7 +15,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,100 @@ constexpr uint32_t kMaxAttempts = 256;
 // Failures between two growths of the array.
 constexpr uint32_t kAttemptsPerSize = 4;
 
+// The keys' hashes in the order added, in blocks of 2^16. Appending never
+// moves what is stored: a vector doubling its way to 8 MiB for a million keys
+// would copy the hashes about once more and touch twice the memory.
+class HashBlocks {
+ public:
+  void Add(uint64_t h) {
+    if (next_ == block_end_) AddBlock();
+    *next_++ = h;
+  }
+  uint64_t size() const {
+    if (blocks_.empty()) return 0;
+    return (blocks_.size() - 1) * kBlockSize +
+           static_cast<uint64_t>(next_ - blocks_.back().get());
+  }
+  bool empty() const { return blocks_.empty(); }
+  // The last hash added. REQUIRES: !empty().
+  uint64_t back() const { return next_[-1]; }
+
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      const uint64_t* p = blocks_[i].get();
+      const uint64_t* end = i + 1 == blocks_.size() ? next_ : p + kBlockSize;
+      for (; p != end; ++p) fn(*p);
+    }
+  }
+
+  // Keeps one of each hash (in increasing order).
+  void RemoveRepeats() {
+    std::vector<uint64_t> all;
+    all.reserve(size());
+    ForEach([&](uint64_t h) { all.push_back(h); });
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    Clear();
+    for (uint64_t h : all) Add(h);
+  }
+
+  void Clear() {
+    blocks_.clear();
+    next_ = block_end_ = nullptr;
+  }
+
+ private:
+  static constexpr size_t kBlockSize = size_t{1} << 16;
+
+  void AddBlock() {
+    blocks_.push_back(std::make_unique_for_overwrite<uint64_t[]>(kBlockSize));
+    next_ = blocks_.back().get();
+    block_end_ = next_ + kBlockSize;
+  }
+
+  // Every block is full but the last, which is filled up to next_.
+  std::vector<std::unique_ptr<uint64_t[]>> blocks_;
+  uint64_t* next_ = nullptr;
+  uint64_t* block_end_ = nullptr;
+};
+
+// A scratch array of trivial T, kept across attempts and grown only when an
+// attempt needs more. The arrays are large (megabytes for a million keys) and
+// each build gets them fresh from the allocator, so they are not written more
+// than needed: Zeroed takes its first block from calloc, which gets pages
+// the system already zeroed without writing them again, and Uninitialized
+// leaves them unwritten for arrays the caller fills before reading.
+template <typename T>
+class ScratchArray {
+ public:
+  T* Zeroed(size_t n) {
+    if (n > capacity_) {
+      Reset(std::calloc(n, sizeof(T)), n);
+    } else {
+      std::memset(data_.get(), 0, n * sizeof(T));
+    }
+    return data_.get();
+  }
+  T* Uninitialized(size_t n) {
+    if (n > capacity_) Reset(std::malloc(n * sizeof(T)), n);
+    return data_.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(T* p) const { std::free(p); }
+  };
+  void Reset(void* p, size_t n) {
+    if (p == nullptr) throw std::bad_alloc();
+    data_.reset(static_cast<T*>(p));
+    capacity_ = n;
+  }
+
+  std::unique_ptr<T[], Free> data_;
+  size_t capacity_ = 0;
+};
+
 // Scratch space of the construction, reused across attempts. Per slot it
 // keeps one count byte and the XOR of the hashes of the keys in the slot
 // (~9 bytes a slot, ~10 MiB for a million keys); per key the remixed hash and
@@ -45,7 +141,7 @@ class FusePeeler {
  public:
   // Peels `hashes` (distinct) under `layout`. On success fills `slots`
   // (layout.num_bytes() bytes plus 8 of slack, bit-packed) and returns true.
-  bool Build(const std::vector<uint64_t>& hashes, const FuseLayout& layout,
+  bool Build(const HashBlocks& hashes, const FuseLayout& layout,
              std::string* slots) {
     range_ = layout.segment_count << layout.segment_length_log2;
     log2_ = layout.segment_length_log2;
@@ -63,22 +159,25 @@ class FusePeeler {
   // a million keys the arrays are ~10 MiB, and random visits would miss the
   // cache three times a key. The result does not depend on the order.
   // (Remixing twice is cheaper than keeping a third array of hashes.)
-  void SortBySegment(const std::vector<uint64_t>& hashes,
-                     const FuseLayout& layout) {
+  void SortBySegment(const HashBlocks& hashes, const FuseLayout& layout) {
     const uint64_t segments = layout.segment_count;
+    const uint32_t attempt = layout.attempt;
     bucket_start_.assign(segments + 1, 0);
-    for (uint64_t h : hashes) {
+    uint64_t* const bucket_start = bucket_start_.data();
+    hashes.ForEach([=](uint64_t h) {
       // FastRange64(g, c * L) / L == FastRange64(g, c): the segment.
-      ++bucket_start_[FastRange64(FuseRemix(h, layout.attempt), segments) + 1];
-    }
+      ++bucket_start[FastRange64(FuseRemix(h, attempt), segments) + 1];
+    });
     for (uint64_t i = 1; i <= segments; ++i) {
       bucket_start_[i] += bucket_start_[i - 1];
     }
-    sorted_.resize(hashes.size());
-    for (uint64_t h : hashes) {
-      const uint64_t g = FuseRemix(h, layout.attempt);
-      sorted_[bucket_start_[FastRange64(g, segments)]++] = g;
-    }
+    num_keys_ = hashes.size();
+    sorted_ = sorted_array_.Uninitialized(num_keys_);
+    uint64_t* const sorted = sorted_;
+    hashes.ForEach([=](uint64_t h) {
+      const uint64_t g = FuseRemix(h, attempt);
+      sorted[bucket_start[FastRange64(g, segments)]++] = g;
+    });
   }
 
   // Adds every key to its three slots. count_[i] holds 4 per key in its high
@@ -89,10 +188,12 @@ class FusePeeler {
   // Only repeated hashes get there (at the paper's sizes a slot holds a
   // handful of distinct keys), and the first failure removes those.
   bool CountKeys(uint64_t num_slots) {
-    count_.assign(num_slots, 0);
-    xor_.assign(num_slots, 0);
+    num_slots_ = num_slots;
+    count_ = count_array_.Zeroed(num_slots);
+    xor_ = xor_array_.Zeroed(num_slots);
     bool overflow = false;
-    for (uint64_t g : sorted_) {
+    for (size_t k = 0; k < num_keys_; ++k) {
+      const uint64_t g = sorted_[k];
       const FuseSlots s = FuseSlotsOf(g, range_, log2_);
       for (uint32_t j = 0; j < kFuseArity; ++j) {
         const uint8_t c = static_cast<uint8_t>(count_[s.slot[j]] + 4);
@@ -113,11 +214,10 @@ class FusePeeler {
   // The peel order reuses sorted_, which the counts no longer need: key k of
   // the order is sorted_[k], peeled from its slot peeled_index_[k].
   bool Peel() {
-    const uint64_t num_slots = count_.size();
-    peeled_index_.resize(sorted_.size());
+    peeled_index_ = peeled_index_array_.Uninitialized(num_keys_);
     num_peeled_ = 0;
     stack_.clear();
-    for (uint64_t scan = 0; scan < num_slots; ++scan) {
+    for (uint64_t scan = 0; scan < num_slots_; ++scan) {
       if ((count_[scan] >> 2) != 1) continue;
       PeelSlot(scan, scan);
       while (!stack_.empty()) {
@@ -128,12 +228,15 @@ class FusePeeler {
         if ((count_[i] >> 2) == 1) PeelSlot(i, scan);
       }
     }
-    return num_peeled_ == sorted_.size();
+    return num_peeled_ == num_keys_;
   }
 
   // Peels the one key left in slot i; pushes those of its other slots at or
   // before `scan` that it leaves with one key.
   void PeelSlot(uint64_t i, uint64_t scan) {
+    // Each key is peeled once, so only a broken count (see CountKeys) could
+    // peel more keys than there are.
+    assert(num_peeled_ < num_keys_);
     const uint64_t g = xor_[i];
     const uint32_t index = count_[i] & 3;
     sorted_[num_peeled_] = g;
@@ -173,11 +276,18 @@ class FusePeeler {
   uint64_t range_ = 0;  // segment_count << segment_length_log2
   uint32_t log2_ = 0;   // segment_length_log2
   std::vector<uint64_t> bucket_start_;
-  std::vector<uint64_t> sorted_;
-  std::vector<uint8_t> count_;
-  std::vector<uint64_t> xor_;
   std::vector<uint64_t> stack_;
-  std::vector<uint8_t> peeled_index_;
+  ScratchArray<uint64_t> sorted_array_;
+  ScratchArray<uint8_t> count_array_;
+  ScratchArray<uint64_t> xor_array_;
+  ScratchArray<uint8_t> peeled_index_array_;
+  // The arrays above as this attempt uses them.
+  size_t num_keys_ = 0;
+  uint64_t num_slots_ = 0;
+  uint64_t* sorted_ = nullptr;       // num_keys_ hashes
+  uint8_t* count_ = nullptr;         // num_slots_ counts
+  uint64_t* xor_ = nullptr;          // num_slots_ XORs of hashes
+  uint8_t* peeled_index_ = nullptr;  // num_keys_ slot indexes
   size_t num_peeled_ = 0;
 };
 
@@ -193,7 +303,7 @@ class FuseFilterBuilder final : public FilterBuilder {
   void AddKey(std::string_view key) override {
     const uint64_t h = Hash64(key, seed_);
     if (!hashes_.empty() && hashes_.back() == h) return;
-    hashes_.push_back(h);
+    hashes_.Add(h);
   }
 
   uint64_t NumKeys() const override { return hashes_.size(); }
@@ -206,7 +316,7 @@ class FuseFilterBuilder final : public FilterBuilder {
     if (!hashes_.empty()) header.layout = Construct(&slots);
     header.num_keys = hashes_.size();
     slots.resize(header.layout.num_bytes());
-    hashes_.clear();
+    hashes_.Clear();
     return EncodeFuseFilter(header, slots);
   }
 
@@ -224,9 +334,7 @@ class FuseFilterBuilder final : public FilterBuilder {
       layout.attempt = attempt;
       if (peeler.Build(hashes_, layout, slots)) return layout;
       if (attempt == 0) {
-        std::sort(hashes_.begin(), hashes_.end());
-        hashes_.erase(std::unique(hashes_.begin(), hashes_.end()),
-                      hashes_.end());
+        hashes_.RemoveRepeats();
         const uint64_t distinct = hashes_.size();
         layout = FuseLayoutFor(distinct, WidthFor(distinct));
       } else if ((attempt + 1) % kAttemptsPerSize == 0) {
@@ -248,7 +356,7 @@ class FuseFilterBuilder final : public FilterBuilder {
   const uint32_t fixed_bits_;
   const double bits_per_key_;
   const uint64_t seed_;
-  std::vector<uint64_t> hashes_;  // distinct-from-previous keys' hashes
+  HashBlocks hashes_;  // distinct-from-previous keys' hashes
 };
 
 }  // namespace
