@@ -83,7 +83,8 @@ class HashBlocks {
  private:
   static constexpr size_t kBlockSize = size_t{1} << 16;
 
-  void AddBlock() {
+  // Out of line, so that Add (once a key) does not save registers for it.
+  [[gnu::noinline]] void AddBlock() {
     blocks_.push_back(std::make_unique_for_overwrite<uint64_t[]>(kBlockSize));
     next_ = blocks_.back().get();
     block_end_ = next_ + kBlockSize;
@@ -256,20 +257,55 @@ class FusePeeler {
   // key set later was peeled earlier, alone in its peeled slot while this
   // key was still in all three of its own). The peeled slot is still zero
   // when the key is set (each slot is peeled at most once), so all three are
-  // XORed in without a branch.
+  // XORed in without a branch. Byte-aligned widths (8 bits is the common
+  // one) read and write their slots without the bit shifting.
   void Fill(const FuseLayout& layout, std::string* slots) const {
     const uint32_t w = layout.fingerprint_bits;
-    const uint32_t mask = FingerprintMask(w);
     slots->assign(layout.num_bytes() + 8, '\0');
     uint8_t* array = reinterpret_cast<uint8_t*>(slots->data());
+    switch (w) {
+      case 8:
+        return SetSlots(AlignedSlots<uint8_t>{array}, w);
+      case 16:
+        return SetSlots(AlignedSlots<uint16_t>{array}, w);
+      case 32:
+        return SetSlots(AlignedSlots<uint32_t>{array}, w);
+      default:
+        return SetSlots(PackedSlots{array, w, FingerprintMask(w)}, w);
+    }
+  }
+
+  // Slot access for Fill, any width.
+  struct PackedSlots {
+    uint8_t* array;
+    uint32_t w;
+    uint32_t mask;
+    uint32_t Load(uint64_t i) const {
+      return LoadPackedSlot(array, i, w, mask);
+    }
+    void Store(uint64_t i, uint32_t v) const {
+      StorePackedSlot(array, i, w, v);
+    }
+  };
+  // Slot access for Fill, widths of one Word.
+  template <typename Word>
+  struct AlignedSlots {
+    uint8_t* array;
+    uint32_t Load(uint64_t i) const { return LoadAlignedSlot<Word>(array, i); }
+    void Store(uint64_t i, uint32_t v) const {
+      StoreAlignedSlot<Word>(array, i, v);
+    }
+  };
+
+  template <typename Slots>
+  void SetSlots(const Slots& array, uint32_t w) const {
+    const uint32_t mask = FingerprintMask(w);
     for (size_t k = num_peeled_; k-- > 0;) {
       const uint64_t g = sorted_[k];
       const FuseSlots s = FuseSlotsOf(g, range_, log2_);
-      const uint32_t value = FuseFingerprint(g, mask) ^
-                             LoadPackedSlot(array, s.slot[0], w, mask) ^
-                             LoadPackedSlot(array, s.slot[1], w, mask) ^
-                             LoadPackedSlot(array, s.slot[2], w, mask);
-      StorePackedSlot(array, s.slot[peeled_index_[k]], w, value);
+      const uint32_t value = FuseFingerprint(g, mask) ^ array.Load(s.slot[0]) ^
+                             array.Load(s.slot[1]) ^ array.Load(s.slot[2]);
+      array.Store(s.slot[peeled_index_[k]], value);
     }
   }
 
