@@ -147,6 +147,27 @@ TEST(FuseProbeTest, PackedSlotsRoundTrip) {
   }
 }
 
+// The builder writes byte-aligned widths with StoreAlignedSlot: the same
+// bytes as StorePackedSlot.
+TEST(FuseProbeTest, AlignedStoresMatchPackedStores) {
+  auto check = [](auto word, uint32_t w) {
+    using Word = decltype(word);
+    const uint64_t n = 257;
+    std::vector<uint8_t> packed(n * sizeof(Word) + 8, 0);
+    std::vector<uint8_t> aligned(packed.size(), 0);
+    Random rnd(w);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint32_t v = rnd.Next() & FingerprintMask(w);
+      StorePackedSlot(packed.data(), i, w, v);
+      StoreAlignedSlot<Word>(aligned.data(), i, v);
+    }
+    EXPECT_EQ(packed, aligned) << "w " << w;
+  };
+  check(uint8_t{0}, 8);
+  check(uint16_t{0}, 16);
+  check(uint32_t{0}, 32);
+}
+
 TEST(FuseFilterTest, NoFalseNegativesSmallCounts) {
   for (uint32_t w : {1u, 5u, 8u, 13u, 16u, 32u}) {
     for (uint64_t n : {1ull, 2ull, 3ull, 4ull, 7ull, 10ull, 31ull, 100ull,
