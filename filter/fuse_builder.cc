@@ -209,23 +209,21 @@ class FusePeeler {
   // Peels keys until no slot holds exactly one: returns whether every key
   // was. The slots are scanned in address order; peeling a key can leave
   // one key in its other slots, and those after the scan position are met by
-  // the scan, so only those at or before it wait on stack_ (a few at a time,
-  // not a queue of every slot). The keys' slots lie within two segments of
-  // the scan position, so the slots touched stay in cache.
+  // the scan, so only those at or before it wait on stack_ (a few at a time).
+  // The keys' slots lie within two segments of the scan position, so the
+  // slots touched stay in cache.
   // The peel order reuses sorted_, which the counts no longer need: key k of
   // the order is sorted_[k], peeled from its slot peeled_index_[k].
   bool Peel() {
     peeled_index_ = peeled_index_array_.Uninitialized(num_keys_);
     num_peeled_ = 0;
-    stack_.clear();
+    stack_size_ = 0;
     for (uint64_t scan = 0; scan < num_slots_; ++scan) {
       if ((count_[scan] >> 2) != 1) continue;
       PeelSlot(scan, scan);
-      while (!stack_.empty()) {
-        const uint64_t i = stack_.back();
-        stack_.pop_back();
-        // Emptied since it was pushed (counts only go down, so a slot is
-        // pushed at most once).
+      while (stack_size_ > 0) {
+        const uint64_t i = stack_[--stack_size_];
+        // Emptied since it was pushed?
         if ((count_[i] >> 2) == 1) PeelSlot(i, scan);
       }
     }
@@ -233,8 +231,15 @@ class FusePeeler {
   }
 
   // Peels the one key left in slot i; pushes those of its other slots at or
-  // before `scan` that it leaves with one key.
+  // before `scan` that it leaves with one key. The push is a store and an
+  // add rather than a branch: whether a slot is left with one key is a coin
+  // toss the branch predictor would miss about half the time.
   void PeelSlot(uint64_t i, uint64_t scan) {
+    // Room for the three writes below; the stack rarely holds more than a
+    // few slots, so this seldom grows it.
+    if (stack_size_ + kFuseArity > stack_.size()) {
+      stack_.resize(2 * stack_.size() + 64);
+    }
     // Each key is peeled once, so only a broken count (see CountKeys) could
     // peel more keys than there are.
     assert(num_peeled_ < num_keys_);
@@ -245,10 +250,12 @@ class FusePeeler {
     const FuseSlots s = FuseSlotsOf(g, range_, log2_);
     for (uint32_t j = 0; j < kFuseArity; ++j) {
       const uint64_t other = s.slot[j];
-      count_[other] = static_cast<uint8_t>((count_[other] - 4) ^ j);
+      const uint8_t c = static_cast<uint8_t>((count_[other] - 4) ^ j);
+      count_[other] = c;
       xor_[other] ^= g;
       // Slot i itself drops to no key, so it is never pushed.
-      if (other <= scan && (count_[other] >> 2) == 1) stack_.push_back(other);
+      stack_[stack_size_] = other;
+      stack_size_ += static_cast<size_t>(other <= scan) & ((c >> 2) == 1);
     }
   }
 
@@ -312,7 +319,6 @@ class FusePeeler {
   uint64_t range_ = 0;  // segment_count << segment_length_log2
   uint32_t log2_ = 0;   // segment_length_log2
   std::vector<uint64_t> bucket_start_;
-  std::vector<uint64_t> stack_;
   ScratchArray<uint64_t> sorted_array_;
   ScratchArray<uint8_t> count_array_;
   ScratchArray<uint64_t> xor_array_;
@@ -324,6 +330,10 @@ class FusePeeler {
   uint8_t* count_ = nullptr;         // num_slots_ counts
   uint64_t* xor_ = nullptr;          // num_slots_ XORs of hashes
   uint8_t* peeled_index_ = nullptr;  // num_keys_ slot indexes
+  // stack_[0, stack_size_): slots behind the scan left with one key. The
+  // vector's size is the stack's capacity.
+  std::vector<uint64_t> stack_;
+  size_t stack_size_ = 0;
   size_t num_peeled_ = 0;
 };
 
