@@ -99,9 +99,9 @@ class HashBlocks {
 // A scratch array of trivial T, kept across attempts and grown only when an
 // attempt needs more. The arrays are large (megabytes for a million keys) and
 // each build gets them fresh from the allocator, so they are not written more
-// than needed: Zeroed takes its first block from calloc, which gets pages
-// the system already zeroed without writing them again, and Uninitialized
-// leaves them unwritten for arrays the caller fills before reading.
+// than needed: Zeroed takes a new block from calloc, which skips the writing
+// when the system hands out pages already zeroed, and Uninitialized leaves
+// the block unwritten, for arrays the caller fills before reading.
 template <typename T>
 class ScratchArray {
  public:
@@ -210,8 +210,8 @@ class FusePeeler {
   // was. The slots are scanned in address order; peeling a key can leave
   // one key in its other slots, and those after the scan position are met by
   // the scan, so only those at or before it wait on stack_ (a few at a time).
-  // The keys' slots lie within two segments of the scan position, so the
-  // slots touched stay in cache.
+  // A key's slots lie in three consecutive segments, so the slots touched
+  // stay within a few segments of the scan position, in cache.
   // The peel order reuses sorted_, which the counts no longer need: key k of
   // the order is sorted_[k], peeled from its slot peeled_index_[k].
   bool Peel() {
@@ -232,8 +232,9 @@ class FusePeeler {
 
   // Peels the one key left in slot i; pushes those of its other slots at or
   // before `scan` that it leaves with one key. The push is a store and an
-  // add rather than a branch: whether a slot is left with one key is a coin
-  // toss the branch predictor would miss about half the time.
+  // add rather than a branch: whether a slot is left with one key depends on
+  // the data, and the branch was mispredicted often enough to cost more
+  // than the extra stores.
   void PeelSlot(uint64_t i, uint64_t scan) {
     // Room for the three writes below; the stack rarely holds more than a
     // few slots, so this seldom grows it.
