@@ -96,6 +96,18 @@ inline uint32_t LoadAlignedSlot(const uint8_t* array, uint64_t slot) {
   return v;
 }
 
+// Byte-aligned widths: writes `value` (< 2^(8 * sizeof(Word))) to slot i,
+// the same bytes StorePackedSlot writes into a zeroed slot.
+template <typename Word>
+inline void StoreAlignedSlot(uint8_t* array, uint64_t slot, uint32_t value) {
+  Word v = static_cast<Word>(value);
+  if constexpr (std::endian::native == std::endian::big) {
+    if constexpr (sizeof(Word) == 2) v = __builtin_bswap16(v);
+    if constexpr (sizeof(Word) == 4) v = __builtin_bswap32(v);
+  }
+  std::memcpy(array + slot * sizeof(Word), &v, sizeof(Word));
+}
+
 // ORs `value` (< 2^w) into slot i of a zeroed array with 7 bytes of slack.
 inline void StorePackedSlot(uint8_t* array, uint64_t slot,
                             uint32_t fingerprint_bits, uint32_t value) {

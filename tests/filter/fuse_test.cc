@@ -147,6 +147,27 @@ TEST(FuseProbeTest, PackedSlotsRoundTrip) {
   }
 }
 
+// The builder writes byte-aligned widths with StoreAlignedSlot: the same
+// bytes as StorePackedSlot.
+TEST(FuseProbeTest, AlignedStoresMatchPackedStores) {
+  auto check = [](auto word, uint32_t w) {
+    using Word = decltype(word);
+    const uint64_t n = 257;
+    std::vector<uint8_t> packed(n * sizeof(Word) + 8, 0);
+    std::vector<uint8_t> aligned(packed.size(), 0);
+    Random rnd(w);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint32_t v = rnd.Next() & FingerprintMask(w);
+      StorePackedSlot(packed.data(), i, w, v);
+      StoreAlignedSlot<Word>(aligned.data(), i, v);
+    }
+    EXPECT_EQ(packed, aligned) << "w " << w;
+  };
+  check(uint8_t{0}, 8);
+  check(uint16_t{0}, 16);
+  check(uint32_t{0}, 32);
+}
+
 TEST(FuseFilterTest, NoFalseNegativesSmallCounts) {
   for (uint32_t w : {1u, 5u, 8u, 13u, 16u, 32u}) {
     for (uint64_t n : {1ull, 2ull, 3ull, 4ull, 7ull, 10ull, 31ull, 100ull,
@@ -324,6 +345,43 @@ TEST(FuseFilterTest, RepeatedKeysCountOnce) {
     KeySequence keys(KeyFamily::kDecimal, 0);
     for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(r->KeyMayMatch(keys.Next()));
   }
+}
+
+// A slot counts its keys in six bits. 65 distinct keys whose first slot
+// under attempt 0 is slot 0 make that count wrap to "one key", whose XOR is no
+// key's hash: peeling it would corrupt the counts of three unrelated slots.
+// The attempt must fail instead and a later one (another remix spreads the
+// keys out) must hold every key.
+TEST(FuseFilterTest, SlotWithMoreKeysThanItsCountHolds) {
+  constexpr uint64_t kCrowded = 65;
+  constexpr uint64_t kTotal = 2000;
+  const FuseLayout layout = FuseLayoutFor(kTotal, 8);
+  const uint64_t range = layout.segment_count << layout.segment_length_log2;
+  auto first_slot = [&](const std::string& key) {
+    const uint64_t g = FuseRemix(Hash64(key, kDefaultFilterSeed), 0);
+    return FuseSlotsOf(g, range, layout.segment_length_log2).slot[0];
+  };
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; keys.size() < kCrowded; ++i) {
+    std::string key = "crowd" + std::to_string(i);
+    if (first_slot(key) == 0) keys.push_back(std::move(key));
+  }
+  for (uint64_t i = 0; keys.size() < kTotal; ++i) {
+    std::string key = "other" + std::to_string(i);
+    if (first_slot(key) != 0) keys.push_back(std::move(key));
+  }
+
+  std::unique_ptr<FilterBuilder> b =
+      FilterBuilder::MakeForFpr(FilterKind::kBinaryFuse, kTotal, FuseFpr(8));
+  for (const std::string& key : keys) b->AddKey(key);
+  const std::string s = b->Finish();
+  absl::StatusOr<FilterContents> c = DecodeFilter(s);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->info.num_keys, kTotal);
+  EXPECT_EQ(c->fuse.fingerprint_bits, 8u);
+  EXPECT_GE(c->fuse.attempt, 1u);
+  std::unique_ptr<FilterReader> r = ParseOrFail(s);
+  for (const std::string& key : keys) ASSERT_TRUE(r->KeyMayMatch(key)) << key;
 }
 
 TEST(FuseFilterTest, FinishResetsTheBuilder) {
