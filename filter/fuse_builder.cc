@@ -52,7 +52,8 @@ class HashBlocks {
            static_cast<uint64_t>(next_ - blocks_.back().get());
   }
   bool empty() const { return blocks_.empty(); }
-  // The last hash added. REQUIRES: !empty().
+  // The first and the last hash added. REQUIRES: !empty().
+  uint64_t front() const { return blocks_.front()[0]; }
   uint64_t back() const { return next_[-1]; }
 
   template <typename Fn>
