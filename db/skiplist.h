@@ -197,13 +197,19 @@ SkipList<Key, Comparator, Allocator>::FindGreaterOrEqual(const Key& key,
                                                          Node** prev) const {
   Node* x = head_;
   int level = GetMaxHeight() - 1;
+  // The node that stopped the search one level up: it is known not to be
+  // before `key`, so meeting it again on a lower level needs no comparison.
+  // Each level down reaches it again unless a node lies between; that saves
+  // about one key comparison per level.
+  const Node* known_not_before = nullptr;
   while (true) {
     Node* next = x->Next(level);
-    if (KeyIsAfterNode(key, next)) {
+    if (next != known_not_before && KeyIsAfterNode(key, next)) {
       x = next;  // keep going right on this level
     } else {
       if (prev != nullptr) prev[level] = x;
       if (level == 0) return next;
+      known_not_before = next;
       --level;
     }
   }

@@ -54,7 +54,21 @@ bool GetLengthPrefixed(std::string_view* input, std::string_view* result);
 
 // Decode a varint in [p, limit); nullptr if truncated or malformed, else the
 // byte after it.
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* value);
+const char* GetVarint32PtrFallback(const char* p, const char* limit,
+                                   uint32_t* value);
+// One-byte varints (every key and value length under 128) decode inline:
+// memtable and block searches decode a length on every comparison.
+inline const char* GetVarint32Ptr(const char* p, const char* limit,
+                                  uint32_t* value) {
+  if (p < limit) {
+    const uint32_t byte = *reinterpret_cast<const unsigned char*>(p);
+    if ((byte & 0x80) == 0) {
+      *value = byte;
+      return p + 1;
+    }
+  }
+  return GetVarint32PtrFallback(p, limit, value);
+}
 const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value);
 
 }  // namespace sift
