@@ -527,6 +527,16 @@ int Main(int argc, char** argv) {
     }
     dir = tmpl;
     remove_after = true;
+  } else {
+    // A named parent is created if it is missing; each engine's own
+    // directory below it is made fresh for its run.
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      std::fprintf(stderr, "peer_bench: cannot create %s: %s\n", dir.c_str(),
+                   ec.message().c_str());
+      return 1;
+    }
   }
   std::vector<Json> runs;
   int rc = 0;
