@@ -179,6 +179,7 @@ absl::Status Recovery::ReplayLogs(const std::vector<std::string>& children,
 
   WalReplayOptions options;
   options.fail_on_damage = state_.options.paranoid_checks;
+  options.min_log_number = state_.versions->LogNumber();
   options.info = [this](const std::string& line) { state_.Log(line); };
   RecoveryTarget target(state_, edit, &replayed_tables_);
   SequenceNumber max_sequence = state_.versions->LastSequence();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
+#include "db/wal_link.h"
 #include "db/write_batch_internal.h"
 #include "sift/write_batch.h"
 
@@ -72,11 +73,43 @@ absl::Status InsertBatch(std::string_view record, ReplayTarget* target,
   return absl::OkStatus();
 }
 
+// The log replayed just before the current one, if any.
+struct PreviousLog {
+  uint64_t number = 0;
+  uint64_t records = 0;  // intact records read, a link record included
+};
+
+// Checks a link record (the first record of `fname`) against the log
+// replayed before it. Returns what is wrong, or an empty string.
+std::string CheckLink(const WalLink& link, const std::string& fname,
+                      const std::optional<PreviousLog>& previous,
+                      uint64_t min_log_number) {
+  if (link.previous_log() < min_log_number) {
+    return "";  // its writes are in tables: nothing to compare with
+  }
+  if (!previous || previous->number != link.previous_log()) {
+    return absl::StrCat(fname, " follows log ", link.previous_log(),
+                        ", which is missing: its writes were lost in a crash "
+                        "before they were synced");
+  }
+  if (previous->records < link.previous_records()) {
+    return absl::StrCat(fname, " follows log ", link.previous_log(),
+                        ", which held ", link.previous_records(),
+                        " records when ", fname, " was started, but only ",
+                        previous->records,
+                        " were read back: its tail was lost in a crash before "
+                        "it was synced");
+  }
+  return "";
+}
+
 // Replays one log; sets *damaged if it stopped at damage (and then counts
-// what it dropped into *report).
+// what it dropped into *report). *previous is the log replayed before it,
+// and is set to this one on return.
 absl::Status ReplayWal(Env* env, const std::string& fname,
                        const WalReplayOptions& options, ReplayTarget* target,
                        SequenceNumber* max_sequence, RecoveryReport* report,
+                       std::optional<PreviousLog>* previous, uint64_t number,
                        bool* damaged) {
   absl::StatusOr<std::unique_ptr<SequentialFile>> file =
       env->NewSequentialFile(fname);
@@ -88,11 +121,34 @@ absl::Status ReplayWal(Env* env, const std::string& fname,
   WriteBatch batch;
   uint64_t records = 0;
   uint64_t records_after_damage = 0;
+  // Set when the log before this one lost records this one depends on.
+  std::string lost_predecessor;
   while (reader.ReadRecord(&record, &scratch)) {
     // Reported before the record is returned: this record follows it.
     if (reporter.damage()) {
       records_after_damage = 1;
       break;
+    }
+    if (WalLink::IsLink(record)) {
+      WalLink link;
+      absl::Status s = link.DecodeFrom(record);
+      if (s.ok() && reader.LastRecordOffset() != 0) {
+        s = absl::DataLossError("WAL link record after the start of the log");
+      }
+      if (!s.ok()) {
+        reporter.SetDamage({log::Problem::Kind::kDamage,
+                            reader.LastRecordOffset(), record.size(),
+                            std::string(s.message())});
+        break;
+      }
+      lost_predecessor =
+          CheckLink(link, fname, *previous, options.min_log_number);
+      if (!lost_predecessor.empty()) {
+        records_after_damage = 1;
+        break;
+      }
+      ++records;
+      continue;
     }
     if (absl::Status s = InsertBatch(record, target, &batch, max_sequence);
         !s.ok()) {
@@ -106,6 +162,21 @@ absl::Status ReplayWal(Env* env, const std::string& fname,
     if (absl::Status s = target->BatchApplied(); !s.ok()) return s;
   }
   if (!reader.status().ok()) return reader.status();
+  *previous = PreviousLog{number, records};
+
+  if (!lost_predecessor.empty()) {
+    // A crash, not damage: the writes it lost were never synced, so this is
+    // allowed even under fail_on_damage. What cannot be replayed without a
+    // hole is left out, and kept aside, as after damage.
+    *damaged = true;
+    report->stopped_at_damage = true;
+    report->stopped_at_lost_writes = true;
+    report->first_error = lost_predecessor;
+    report->records_dropped += records_after_damage + CountRest(reader);
+    absl::StatusOr<uint64_t> size = env->GetFileSize(fname);
+    if (size.ok()) report->bytes_dropped += *size;
+    return absl::OkStatus();
+  }
   report->logs_replayed += 1;
   report->records_replayed += records;
 
@@ -154,6 +225,7 @@ absl::Status ReplayWals(Env* env, std::string_view dbname,
                         const WalReplayOptions& options, ReplayTarget* target,
                         SequenceNumber* max_sequence, RecoveryReport* report) {
   bool damaged = false;
+  std::optional<PreviousLog> previous;
   for (uint64_t number : numbers) {
     const std::string fname = LogFileName(dbname, number);
     if (damaged) {
@@ -162,13 +234,20 @@ absl::Status ReplayWals(Env* env, std::string_view dbname,
       continue;
     }
     if (absl::Status s = ReplayWal(env, fname, options, target, max_sequence,
-                                   report, &damaged);
+                                   report, &previous, number, &damaged);
         !s.ok()) {
       return s;
     }
     if (damaged) report->unreplayed_logs.push_back(number);
   }
-  if (damaged && options.info) {
+  if (damaged && options.info && report->stopped_at_lost_writes) {
+    options.info(absl::StrCat(
+        "WAL writes lost in a machine crash: ", report->first_error,
+        "; replay stopped before that log (point-in-time recovery): ",
+        report->records_dropped, " intact records (", report->bytes_dropped,
+        " bytes in ", report->unreplayed_logs.size(),
+        " log(s)) were not replayed"));
+  } else if (damaged && options.info) {
     options.info(absl::StrCat(
         "WAL damage: ", report->first_error,
         "; replay stopped there (point-in-time recovery): the damaged record "
@@ -183,8 +262,11 @@ absl::Status ReplayWals(Env* env, std::string_view dbname,
 std::string RecoveryReportText(const RecoveryReport& report) {
   std::string out = absl::StrCat(
       "logs replayed: ", report.logs_replayed,
-      "\nrecords replayed: ", report.records_replayed,
-      "\nstopped at damage: ", report.stopped_at_damage ? "yes" : "no", "\n");
+      "\nrecords replayed: ", report.records_replayed, "\nstopped at damage: ",
+      report.stopped_at_lost_writes ? "yes (writes lost in a machine crash)"
+      : report.stopped_at_damage    ? "yes"
+                                    : "no",
+      "\n");
   if (report.stopped_at_damage) {
     absl::StrAppend(&out, "first error: ", report.first_error,
                     "\nrecords dropped: ", report.records_dropped,

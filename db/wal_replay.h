@@ -9,7 +9,9 @@
 // that does not decode). Nothing after it is applied, neither the rest of
 // that log nor any later log, so the state replayed is a prefix of what was
 // written. A record cut short at the very end of a log (the write a crash
-// interrupted) is a torn tail: it ends that log and is not damage.
+// interrupted) is a torn tail: it ends that log and is not damage. A log
+// whose predecessor lost records in a crash (see WalReplayOptions::
+// min_log_number) is not replayed either, nor any log after it.
 
 #include <cstdint>
 #include <functional>
@@ -31,6 +33,9 @@ struct RecoveryReport {
   uint64_t records_replayed = 0;
   // Damage stopped the replay. The fields below are then set.
   bool stopped_at_damage = false;
+  // ...and the "damage" was a log that lost unsynced records in a machine
+  // crash, so a later log could not be replayed without a hole.
+  bool stopped_at_lost_writes = false;
   std::string first_error;  // the damage, naming the log and the offset
   // Intact records after the damage (in its log and every later one), and
   // the bytes from the damage to the end of its log plus the later logs:
@@ -62,6 +67,12 @@ struct WalReplayOptions {
   // Receives one line per event worth the LOG file (damage, torn tails);
   // may be empty.
   std::function<void(const std::string&)> info;
+  // The MANIFEST's log number: logs below it are covered by tables. A log
+  // whose link record (db/wal_link.h) names a log at or above it must follow
+  // that log, with all of its records read back; otherwise a crash lost
+  // unsynced writes of that log, and replay stops before the linking log
+  // (as at damage, but never failing under fail_on_damage).
+  uint64_t min_log_number = 0;
 };
 
 // Replay WALs `numbers` (oldest first) of database `dbname` into `target`,

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
+#include "db/wal_link.h"
 #include "db/write_batch_internal.h"
 
 namespace sift {
@@ -36,11 +37,25 @@ WritePath::~WritePath() = default;
 void WritePath::SetLog(std::unique_ptr<WritableFile> file) {
   logfile_ = std::move(file);
   log_ = std::make_unique<log::Writer>(logfile_.get());
+  log_records_ = 0;
+}
+
+absl::Status WritePath::SyncPreviousLog() {
+  if (previous_logfile_ == nullptr) return absl::OkStatus();
+  // The active log's directory entry first: after this, a sync of the active
+  // log makes its records durable and findable.
+  absl::Status s = state_.env->SyncDir(state_.dbname);
+  if (s.ok()) s = previous_logfile_->Sync();
+  absl::Status close = previous_logfile_->Close();
+  if (s.ok()) s = close;
+  previous_logfile_.reset();
+  return s;
 }
 
 absl::Status WritePath::Close() {
   if (logfile_ == nullptr) return absl::OkStatus();
-  absl::Status s = logfile_->Sync();
+  absl::Status s = SyncPreviousLog();
+  if (s.ok()) s = logfile_->Sync();
   absl::Status close = logfile_->Close();
   if (s.ok()) s = close;
   log_.reset();
@@ -70,7 +85,13 @@ absl::Status WritePath::Write(const WriteOptions& options,
     uint64_t logged = 0;
     {
       state_.mutex.Unlock();
-      status = log_->AddRecord(WriteBatchInternal::Contents(&group_batch_));
+      // A synced write makes every earlier write durable, including those
+      // in the log before the active one.
+      if (w.sync) status = SyncPreviousLog();
+      if (status.ok()) {
+        status = log_->AddRecord(WriteBatchInternal::Contents(&group_batch_));
+      }
+      if (status.ok()) ++log_records_;
       logged = log_->size();
       if (status.ok() && w.sync) status = logfile_->Sync();
       if (status.ok())
@@ -122,7 +143,8 @@ absl::Status WritePath::RunAlone(absl::FunctionRef<bool()> needs_flush,
     // durable (an ingestion) then never survives a crash that loses an
     // earlier write.
     state_.mutex.Unlock();
-    status = logfile_->Sync();
+    status = SyncPreviousLog();
+    if (status.ok()) status = logfile_->Sync();
     state_.mutex.Lock();
     if (!status.ok()) state_.RecordBackgroundError(status);
   }
@@ -188,9 +210,11 @@ absl::Status WritePath::MakeRoomForWrite(bool force) {
 
 absl::Status WritePath::SwitchMemTable() {
   assert(state_.imm() == nullptr);
+  const uint64_t old_number = state_.logfile_number();
   const uint64_t number = state_.versions->NewFileNumber();
   const std::string fname = LogFileName(state_.dbname, number);
   std::unique_ptr<WritableFile> file;
+  std::unique_ptr<log::Writer> log;
   absl::Status s;
   {
     // The queue keeps other writers out, and only this thread sets imm, so
@@ -200,12 +224,24 @@ absl::Status WritePath::SwitchMemTable() {
         state_.env->NewWritableFile(fname);
     if (created.ok()) {
       file = *std::move(created);
-      // The new WAL's directory entry, and every write of the old WAL, must
-      // be durable before a synced write to the new WAL is acknowledged;
-      // otherwise a crash could keep a later write and lose an earlier one.
-      s = state_.env->SyncDir(state_.dbname);
-      if (s.ok()) s = logfile_->Sync();
-      if (s.ok()) s = logfile_->Close();
+      // The old WAL is not synced here (a sync of up to a write buffer's
+      // worth of log would stall every writer). Instead the new WAL starts
+      // with a link naming the old one and its record count: replay after a
+      // machine crash stops before the new WAL if the old one lost records,
+      // so what survives is still a prefix of the writes. A synced write,
+      // RunAlone and Close sync the old WAL (and the directory) first.
+      //
+      // A log switched out earlier and still unsynced belongs to a memtable
+      // that has been flushed (imm is null): its writes are in a synced
+      // table, so it is closed as it is.
+      if (previous_logfile_ != nullptr) {
+        s = previous_logfile_->Close();
+        previous_logfile_.reset();
+      }
+      log = std::make_unique<log::Writer>(file.get());
+      std::string link;
+      WalLink(old_number, log_records_).EncodeTo(&link);
+      if (s.ok()) s = log->AddRecord(link);
     } else {
       s = created.status();
     }
@@ -213,16 +249,18 @@ absl::Status WritePath::SwitchMemTable() {
   }
   if (!s.ok()) {
     if (file == nullptr) state_.versions->ReuseFileNumber(number);
-    // The old WAL may be closed by now; the sticky error keeps every later
-    // write away from it.
+    // The sticky error keeps every later write away from both logs.
     log_.reset();
     logfile_.reset();
     state_.RecordBackgroundError(s);
     return s;
   }
+  previous_logfile_ = std::move(logfile_);
   logfile_ = std::move(file);
-  log_ = std::make_unique<log::Writer>(logfile_.get());
-  logged_bytes_ = 0;
+  log_ = std::move(log);
+  log_records_ = 1;  // the link
+  logged_bytes_ = log_->size();
+  state_.wal_bytes_written += logged_bytes_;
   state_.SwitchMemTable(number);
   background_.MaybeSchedule();
   return absl::OkStatus();

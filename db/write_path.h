@@ -29,6 +29,11 @@ namespace sift {
 // it, and inserts it into the active memtable. It then publishes the last
 // sequence (only now do readers see the group) and wakes the group.
 //
+// A memtable switch starts a new WAL without syncing the old one; the new
+// WAL's first record links it to the old one (db/wal_link.h), and the old
+// one is synced before anything that promises durability (a synced write,
+// RunAlone, Close).
+//
 // A failed WAL append or sync, or a failed WAL switch, is sticky: it becomes
 // the DB's background error and every later write returns it (the DB turns
 // read-only for writes). Readers are unaffected.
@@ -107,9 +112,19 @@ class WritePath {
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(state_.mutex);
   uint64_t logged_bytes_ ABSL_GUARDED_BY(state_.mutex) = 0;
 
+  // Sync and close previous_logfile_, after syncing the directory (which
+  // holds the active log's entry). No-op without one.
+  // REQUIRES: the caller is the front writer (or Close); mutex not needed.
+  absl::Status SyncPreviousLog();
+
   // Front writer only (see the class comment).
   std::unique_ptr<WritableFile> logfile_;
   std::unique_ptr<log::Writer> log_;
+  uint64_t log_records_ = 0;  // records appended to the active log
+  // The log switched out last, while its writes and the active log's
+  // directory entry may not be durable yet; null once synced (or once its
+  // memtable's flush made it obsolete). See SwitchMemTable.
+  std::unique_ptr<WritableFile> previous_logfile_;
   WriteBatch group_batch_;
 };
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "db/filename.h"
 #include "db/filter_report.h"
+#include "db/wal_link.h"
 #include "db/write_batch_internal.h"
 #include "filter/filter.h"
 #include "sift/db.h"
@@ -109,6 +110,7 @@ LogInfo ReadLog(Env* env, const std::string& dbname, uint64_t number,
   absl::Status s = ScanLog(
       env, LogFileName(dbname, number),
       [&](uint64_t, std::string_view record) {
+        if (WalLink::IsLink(record)) return;  // names the log before
         WriteBatch batch;
         if (!WriteBatchInternal::SetContents(&batch, record).ok()) return;
         const SequenceNumber seq = WriteBatchInternal::Sequence(&batch);

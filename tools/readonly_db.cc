@@ -76,8 +76,10 @@ absl::Status ReadOnlyDB::Load() {
   // The same point-in-time replay as recovery, so get and scan see what
   // Open would serve.
   MemTableTarget target(mem_.get());
-  s = ReplayWals(env, dbname_, logs, WalReplayOptions(), &target,
-                 &last_sequence_, &replay_);
+  WalReplayOptions options;
+  options.min_log_number = versions_->LogNumber();
+  s = ReplayWals(env, dbname_, logs, options, &target, &last_sequence_,
+                 &replay_);
   if (!s.ok()) return s;
   if (replay_.stopped_at_damage) {
     log_damage_.push_back(absl::StrCat(

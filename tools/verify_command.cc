@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_format.h"
 #include "db/filename.h"
+#include "db/wal_link.h"
 #include "db/write_batch_internal.h"
 #include "sift/env.h"
 #include "tools/command.h"
@@ -256,6 +257,10 @@ class Verifier {
   // only with the next edit. So logs are checked for content only.
   void CheckLogs(const DirListing& listing) {
     SequenceNumber prev_last = 0;
+    // The log checked before this one and its intact records, for the link
+    // record (db/wal_link.h) that may start this one.
+    std::optional<std::pair<uint64_t, uint64_t>> previous;
+    const uint64_t min_log_number = state_.log_number.value_or(0);
     for (uint64_t number : LiveLogs(state_, listing)) {
       const std::string fname = LogFileName(dbname_, number);
       ++checked_.logs;
@@ -263,6 +268,27 @@ class Verifier {
       absl::Status s = ScanLog(
           env_, fname,
           [&](uint64_t offset, std::string_view record) {
+            if (WalLink::IsLink(record)) {
+              WalLink link;
+              absl::Status ls = link.DecodeFrom(record);
+              if (!ls.ok()) {
+                Error(fname, offset, std::string(ls.message()));
+              } else if (link.previous_log() >= min_log_number &&
+                         (!previous || previous->first != link.previous_log() ||
+                          previous->second < link.previous_records())) {
+                // Like a torn tail: a machine crash lost unsynced writes.
+                Warning(fname, offset,
+                        absl::StrFormat(
+                            "follows log %06d, which held %d records when this "
+                            "log was started; %s: Open stops before this log",
+                            link.previous_log(), link.previous_records(),
+                            previous && previous->first == link.previous_log()
+                                ? absl::StrFormat("only %d are intact",
+                                                  previous->second)
+                                : std::string("that log is missing")));
+              }
+              return;
+            }
             WriteBatch batch;
             absl::Status bs = WriteBatchInternal::SetContents(&batch, record);
             if (bs.ok()) {
@@ -297,6 +323,7 @@ class Verifier {
         continue;
       }
       checked_.log_records += scan.num_records;
+      previous = {number, scan.num_records};
       for (const Problem& p : scan.problems) {
         if (p.torn_tail) {
           Warning(fname, p.offset, p.message);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "db/wal_link.h"
 #include "db/write_batch_internal.h"
 #include "sift/env.h"
 #include "sift/write_batch.h"
@@ -66,6 +67,29 @@ int RunWal(const WalArgs& args) {
   bool any = false;
 
   auto on_record = [&](uint64_t offset, std::string_view record) {
+    if (WalLink::IsLink(record)) {
+      WalLink link;
+      if (absl::Status s = link.DecodeFrom(record); !s.ok()) {
+        batch_problems.push_back({offset, std::string(s.message()), false});
+        if (!args.out.json) {
+          std::cout << "offset " << offset << ": BAD LINK (" << s.message()
+                    << ")\n";
+        }
+        return;
+      }
+      if (args.out.json) {
+        records.push_back(
+            Json{{"offset", offset},
+                 {"link",
+                  {{"previous_log", link.previous_log()},
+                   {"previous_records", link.previous_records()}}}});
+      } else {
+        std::cout << absl::StrFormat(
+            "offset %d: link to log %06d, which held %d records\n", offset,
+            link.previous_log(), link.previous_records());
+      }
+      return;
+    }
     WriteBatch batch;
     absl::Status s = WriteBatchInternal::SetContents(&batch, record);
     const bool keep_ops = !args.summary;

@@ -35,6 +35,7 @@
 #include "absl/strings/str_format.h"
 #include "db/log_format.h"
 #include "db/log_reader.h"
+#include "db/wal_link.h"
 #include "db/write_batch_internal.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
@@ -291,6 +292,9 @@ class CorruptionSweepTest : public testing::Test {
     std::string scratch;
     std::string_view record;
     while (reader.ReadRecord(&record, &scratch)) {
+      // The log started by the flush links to the one before; damage to the
+      // link stops replay at offset 0, which MayLose covers.
+      if (WalLink::IsLink(record)) continue;
       WriteBatch batch;
       ASSERT_TRUE(WriteBatchInternal::SetContents(&batch, record).ok());
       WalKeys keys;

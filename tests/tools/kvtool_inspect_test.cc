@@ -180,21 +180,28 @@ TEST_P(KvtoolInspectTest, WalShowsBatchesWithSequences) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   nlohmann::json j = ParseJson(r);
   EXPECT_EQ(j["ok"], true);
-  EXPECT_EQ(j["num_records"], kInLog + 1);  // one batch per Put/Delete
+  // The flush started this log: a link record to the log before it, then
+  // one batch per Put/Delete.
+  EXPECT_EQ(j["num_records"], kInLog + 2);
   EXPECT_EQ(j["num_ops"], kInLog + 1);
   EXPECT_EQ(j["first_sequence"], kFlushed + 1);
   EXPECT_EQ(j["last_sequence"], kFlushed + kInLog + 1);
-  const auto& first = j["records"][0];
-  EXPECT_EQ(first["offset"], 0);
+  const auto& link = j["records"][0];
+  EXPECT_EQ(link["offset"], 0);
+  EXPECT_GT(link["link"]["previous_log"].get<uint64_t>(), 0u);
+  EXPECT_EQ(link["link"]["previous_records"], kFlushed);
+  const auto& first = j["records"][1];
+  EXPECT_GT(first["offset"].get<uint64_t>(), 0u);
   EXPECT_EQ(first["ops"][0]["op"], "put");
   EXPECT_EQ(first["ops"][0]["key"], Key(kFlushed));
   EXPECT_EQ(first["ops"][0]["value"], Value(kFlushed));
-  const auto& last = j["records"][kInLog];
+  const auto& last = j["records"][kInLog + 1];
   EXPECT_EQ(last["ops"][0]["op"], "delete");
   EXPECT_EQ(last["ops"][0]["key"], Key(3));
 
   r = RunKvtool({"wal", log_});
   EXPECT_NE(r.out.find("delete \"" + Key(3) + "\""), std::string::npos);
+  EXPECT_NE(r.out.find("offset 0: link to log "), std::string::npos) << r.out;
 }
 
 TEST_P(KvtoolInspectTest, ManifestDecodesEdits) {
