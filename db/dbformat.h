@@ -75,16 +75,12 @@ class InternalKeyComparator final : public Comparator {
   explicit InternalKeyComparator(const Comparator* user)
       : user_(user), bytewise_(user == BytewiseComparator()) {}
   int Compare(std::string_view a, std::string_view b) const override {
-    // The bytewise order (the one every DB uses) inline: the comparison is
-    // on every step of every search.
-    const int r = bytewise_
-                      ? ExtractUserKey(a).compare(ExtractUserKey(b))
-                      : user_->Compare(ExtractUserKey(a), ExtractUserKey(b));
+    const int r = CompareUserKeys(ExtractUserKey(a), ExtractUserKey(b));
     if (r != 0) return r;
     return CompareTags(a, b);
   }
-  // Two user keys in the user comparator's order (bytewise inline, as
-  // above).
+  // Two user keys in the user comparator's order. The bytewise order (the
+  // one every DB uses) is inline: it is on every step of every search.
   int CompareUserKeys(std::string_view a, std::string_view b) const {
     return bytewise_ ? a.compare(b) : user_->Compare(a, b);
   }

@@ -263,12 +263,8 @@ size_t FindFileFrom(const InternalKeyComparator& icmp, const FileList& files,
 
 }  // namespace
 
-TableCache::PinHint Version::PinHintFor(const FileMetaData& f,
-                                        int level) const {
+TableCache::PinHint Version::PinHintFor(int level) const {
   TableCache::PinHint hint;
-  // Only a table not pinned yet needs the hint: nearly every probe skips
-  // the walk over the levels.
-  if (f.pin.table() != nullptr) return hint;
   int last = config::kNumLevels - 1;
   while (last > 0 && files_[last].empty()) --last;
   hint.last_level = level == last;
@@ -279,8 +275,10 @@ TableCache::PinHint Version::PinHintFor(const FileMetaData& f,
 absl::StatusOr<const Table*> Version::TableFor(const FileMetaData& f, int level,
                                                TableCache::TableRef* ref,
                                                ReadStats* stats) const {
+  // Only a table not pinned yet needs the hint: nearly every probe skips
+  // the walk over the levels.
   if (const Table* pinned = f.pin.table(); pinned != nullptr) return pinned;
-  return table_cache_->GetTable(f, ref, PinHintFor(f, level), stats);
+  return table_cache_->GetTable(f, ref, PinHintFor(level), stats);
 }
 
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,

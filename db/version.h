@@ -138,9 +138,9 @@ class Version {
  private:
   friend class VersionSet;
 
-  // Where `f` (of `level`) stands in this version, for the table cache's
+  // Where a table of `level` stands in this version, for the table cache's
   // pinning policy (TableCache::GetTable).
-  TableCache::PinHint PinHintFor(const FileMetaData& f, int level) const;
+  TableCache::PinHint PinHintFor(int level) const;
 
   // The open table of `f` (of `level`): its pin, one atomic load, when it
   // has one (nearly every probe), else TableCache::GetTable, which may pin

@@ -61,14 +61,20 @@ TEST(DBMultiGetTest, EmptyBatch) {
   EXPECT_TRUE(values.empty());
 }
 
+// Options for a database on `env` with small memtables and tables, so that a
+// test's writes spread over many tables and levels.
+Options SmallTreeOptions(Env* env, size_t bytes) {
+  Options options;
+  options.env = env;
+  options.create_if_missing = true;
+  options.write_buffer_size = bytes;
+  options.max_file_size = bytes;
+  return options;
+}
+
 TEST(DBMultiGetTest, RandomizedAgainstGetAndModel) {
   auto env = test::NewTestEnv();
-  Options options;
-  options.env = env.get();
-  options.create_if_missing = true;
-  options.write_buffer_size = 32 << 10;
-  options.max_file_size = 32 << 10;
-  auto opened = DB::Open(options, "/mg");
+  auto opened = DB::Open(SmallTreeOptions(env.get(), 32 << 10), "/mg");
   ASSERT_TRUE(opened.ok()) << opened.status();
   DB* db = opened->get();
   Random rnd(301);
@@ -139,12 +145,7 @@ TEST(DBMultiGetTest, RandomizedAgainstGetAndModel) {
 // found in tables, in any input order.
 TEST(DBMultiGetTest, KeysOfAnyLengthAndSharedPrefixes) {
   auto env = test::NewTestEnv();
-  Options options;
-  options.env = env.get();
-  options.create_if_missing = true;
-  options.write_buffer_size = 16 << 10;
-  options.max_file_size = 16 << 10;
-  auto opened = DB::Open(options, "/mg");
+  auto opened = DB::Open(SmallTreeOptions(env.get(), 16 << 10), "/mg");
   ASSERT_TRUE(opened.ok()) << opened.status();
   DB* db = opened->get();
   const std::string shared(40, 'p');
