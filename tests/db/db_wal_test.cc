@@ -323,52 +323,6 @@ TEST(DBWalTest, FlippedByteFailsParanoidOpen) {
   }
 }
 
-// A later log holds writes that follow the damaged record: replaying it would
-// leave a hole, so it is not replayed either, and is kept aside too.
-TEST(DBWalTest, LogsAfterTheDamagedOneAreNotReplayed) {
-  const Image image = MakeImage(kLogBlock + 1000, kLogBlock + 2000);
-  std::string damaged = LogOf(image);
-  damaged[kLogBlock / 2] ^= 0x40;
-  std::unique_ptr<Env> env = EnvWith(image, damaged);
-
-  // A second live log with the next writes, numbered after the first.
-  const uint64_t first_number = std::stoull(image.log_name);
-  const uint64_t later_number = first_number + 100;
-  char later_name[32];
-  std::snprintf(later_name, sizeof(later_name), "%06llu.log",
-                static_cast<unsigned long long>(later_number));
-  constexpr int kLaterWrites = 20;
-  {
-    absl::StatusOr<std::unique_ptr<WritableFile>> file =
-        env->NewWritableFile(std::string(kDb) + "/" + later_name);
-    ASSERT_TRUE(file.ok());
-    log::Writer writer(file->get());
-    for (int i = 0; i < kLaterWrites; ++i) {
-      const int k = image.writes + i;
-      WriteBatch batch;
-      batch.Put(test::NumberKey(k, 8), ValueFor(k));
-      WriteBatchInternal::SetSequence(&batch, 100000 + i);
-      ASSERT_TRUE(writer.AddRecord(WriteBatchInternal::Contents(&batch)).ok());
-    }
-    ASSERT_TRUE((*file)->Close().ok());
-  }
-
-  Options options;
-  options.env = env.get();
-  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, kDb);
-  ASSERT_TRUE(db.ok()) << db.status();
-  const int n = CountPrefix(db->get());
-  ASSERT_GE(n, 0) << "the recovered state is not a prefix of the writes";
-  ASSERT_LT(n, image.writes);
-  EXPECT_EQ(RecoveryField(db->get(), "logs replayed"), "1");
-  EXPECT_EQ(RecoveryField(db->get(), "records dropped"),
-            std::to_string(image.writes - n - 1 + kLaterWrites));
-  EXPECT_EQ(RecoveryField(db->get(), "kept aside"),
-            image.log_name + ".damaged " + later_name + ".damaged");
-  EXPECT_TRUE(Exists(env.get(), std::string(later_name) + ".damaged"));
-  EXPECT_FALSE(Exists(env.get(), later_name));
-}
-
 std::string LogName(uint64_t number) {
   char name[32];
   std::snprintf(name, sizeof(name), "%06llu.log",
@@ -397,6 +351,36 @@ void WriteLaterLog(Env* env, const Image& image, uint64_t number,
     ASSERT_TRUE(writer.AddRecord(WriteBatchInternal::Contents(&batch)).ok());
   }
   ASSERT_TRUE((*file)->Close().ok());
+}
+
+// A later log holds writes that follow the damaged record: replaying it would
+// leave a hole, so it is not replayed either, and is kept aside too.
+TEST(DBWalTest, LogsAfterTheDamagedOneAreNotReplayed) {
+  const Image image = MakeImage(kLogBlock + 1000, kLogBlock + 2000);
+  std::string damaged = LogOf(image);
+  damaged[kLogBlock / 2] ^= 0x40;
+  std::unique_ptr<Env> env = EnvWith(image, damaged);
+
+  // A second live log with the next writes, numbered after the first.
+  const uint64_t first_number = std::stoull(image.log_name);
+  const std::string later_name = LogName(first_number + 100);
+  constexpr int kLaterWrites = 20;
+  WriteLaterLog(env.get(), image, first_number + 100, nullptr, kLaterWrites);
+
+  Options options;
+  options.env = env.get();
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, kDb);
+  ASSERT_TRUE(db.ok()) << db.status();
+  const int n = CountPrefix(db->get());
+  ASSERT_GE(n, 0) << "the recovered state is not a prefix of the writes";
+  ASSERT_LT(n, image.writes);
+  EXPECT_EQ(RecoveryField(db->get(), "logs replayed"), "1");
+  EXPECT_EQ(RecoveryField(db->get(), "records dropped"),
+            std::to_string(image.writes - n - 1 + kLaterWrites));
+  EXPECT_EQ(RecoveryField(db->get(), "kept aside"),
+            image.log_name + ".damaged " + later_name + ".damaged");
+  EXPECT_TRUE(Exists(env.get(), later_name + ".damaged"));
+  EXPECT_FALSE(Exists(env.get(), later_name));
 }
 
 constexpr int kLinkedWrites = 20;
