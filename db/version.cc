@@ -220,6 +220,13 @@ absl::Status ProbeTable(const Table& table, const FileMetaData& f,
   return matcher.Finish(std::move(s), f, outcome);
 }
 
+// The answer for a key no table holds: NotFound without a message, so that
+// it is held inline in the Status (a message is a heap allocation and a
+// reference count, a noticeable part of an absent-key Get).
+absl::Status KeyNotFound() {
+  return absl::Status(absl::StatusCode::kNotFound, "");
+}
+
 absl::Status Answer(Outcome outcome) {
   return outcome == Outcome::kFound ? absl::OkStatus()
                                     : absl::NotFoundError("key deleted");
@@ -320,7 +327,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     if (absl::Status s = probe(f, level, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
   }
-  return absl::NotFoundError("key not found");
+  return KeyNotFound();
 }
 
 void Version::MultiGet(const ReadOptions& options,
@@ -340,15 +347,22 @@ void Version::MultiGet(const ReadOptions& options,
   // the whole round before the next, so that its cache misses overlap
   // across lookups: find every lookup's table and prefetch its filter line;
   // probe the filters, and for those that pass find the data block and
-  // prefetch it; then search the blocks.
+  // prefetch it; then search the blocks. Probes stay small (most lookups of
+  // absent keys end at the filter); a probe that passes its filter gets a
+  // Hit with its block.
   struct Probe {
     size_t lookup;  // index into lookups and filter_keys
-    const FileMetaData* file;
     int level;
+    const FileMetaData* file;
     const Table* table;
-    std::optional<Table::DataBlockLocation> block;
+  };
+  struct Hit {
+    const Probe* probe;
+    Table::DataBlockLocation block;
   };
   std::vector<Probe> round;
+  std::vector<Hit> hits;
+  round.reserve(lookups.size());
   std::vector<TableCache::TableRef> refs;  // tables not pinned in their file
   auto fail = [&](const Probe& p, absl::Status s) {
     *lookups[p.lookup].status = std::move(s);
@@ -367,7 +381,7 @@ void Version::MultiGet(const ReadOptions& options,
       if (ref.valid()) refs.push_back(std::move(ref));
       p.table->PrefetchFilter(&filter_keys[p.lookup]);
     }
-    for (Probe& p : round) {
+    for (const Probe& p : round) {
       if (lookups[p.lookup].done) continue;  // its table could not be opened
       ++stats->tables_probed;
       if (!FileVisibleAt(*p.file, LookupSequence(*lookups[p.lookup].key)) ||
@@ -380,17 +394,19 @@ void Version::MultiGet(const ReadOptions& options,
         fail(p, block.status());
         continue;
       }
-      p.block = *block;
-      if (p.block.has_value()) p.table->PrefetchDataBlock(&*p.block);
+      if (!block->has_value()) continue;
+      Hit& hit = hits.emplace_back(Hit{&p, **block});
+      p.table->PrefetchDataBlock(&hit.block);
     }
-    for (const Probe& p : round) {
+    for (const Hit& hit : hits) {
+      const Probe& p = *hit.probe;
       BatchLookup& l = lookups[p.lookup];
-      if (l.done || !p.block.has_value()) continue;
+      if (l.done) continue;
       EntryMatcher matcher(ucmp, l.key->user_key(), l.value);
       Outcome outcome;
       absl::Status s =
           matcher.Finish(p.table->GetInDataBlock(
-                             options, *p.block, l.key->internal_key(),
+                             options, hit.block, l.key->internal_key(),
                              [&](std::string_view k, std::string_view v) {
                                return matcher(k, v);
                              },
@@ -404,6 +420,7 @@ void Version::MultiGet(const ReadOptions& options,
       }
     }
     round.clear();
+    hits.clear();
     refs.clear();
   };
 
@@ -424,8 +441,9 @@ void Version::MultiGet(const ReadOptions& options,
     for (; i < lookups.size() &&
            icmp_->CompareUserKeys(lookups[i].key->user_key(), largest) <= 0;
          ++i) {
-      if (!lookups[i].done)
-        round.push_back(Probe{i, &f, 0, nullptr, std::nullopt});
+      if (!lookups[i].done) {
+        round.push_back(Probe{i, 0, &f, nullptr});
+      }
     }
     run_round();
   }
@@ -443,16 +461,14 @@ void Version::MultiGet(const ReadOptions& options,
       if (index >= files.size()) break;  // this and every later key
       if (icmp_->CompareUserKeys(l.key->user_key(),
                                  files[index]->smallest.user_key()) >= 0) {
-        round.push_back(
-            Probe{i, files[index].get(), level, nullptr, std::nullopt});
+        round.push_back(Probe{i, level, files[index].get(), nullptr});
       }
     }
     run_round();
   }
-  const absl::Status not_found = absl::NotFoundError("key not found");
   for (BatchLookup& l : lookups) {
     if (!l.done) {
-      *l.status = not_found;  // shares one representation
+      *l.status = KeyNotFound();
       l.done = true;
     }
   }
