@@ -82,7 +82,7 @@ class InternalKeyComparator final : public Comparator {
   // Two user keys in the user comparator's order. The bytewise order (the
   // one every DB uses) is inline: it is on every step of every search.
   int CompareUserKeys(std::string_view a, std::string_view b) const {
-    return bytewise_ ? a.compare(b) : user_->Compare(a, b);
+    return bytewise_ ? CompareBytes(a, b) : user_->Compare(a, b);
   }
   const char* Name() const override { return "sift.InternalKeyComparator"; }
   void FindShortestSeparator(std::string* start,

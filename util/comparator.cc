@@ -8,7 +8,7 @@ namespace {
 class BytewiseComparatorImpl final : public Comparator {
  public:
   int Compare(std::string_view a, std::string_view b) const override {
-    return a.compare(b);
+    return CompareBytes(a, b);
   }
   const char* Name() const override { return "sift.BytewiseComparator"; }
 
