@@ -52,4 +52,21 @@ absl::Status WalLink::DecodeFrom(std::string_view record) {
   return absl::OkStatus();
 }
 
+absl::Status WalLink::DecodeAt(std::string_view record, uint64_t offset) {
+  if (offset != 0) {
+    return absl::DataLossError("WAL link record after the start of the log");
+  }
+  return DecodeFrom(record);
+}
+
+WalLink::Check WalLink::CheckAgainst(const std::optional<ReadBack>& previous,
+                                     uint64_t min_log_number) const {
+  if (previous_log_ < min_log_number) return Check::kSatisfied;
+  if (!previous || previous->number != previous_log_) {
+    return Check::kPredecessorMissing;
+  }
+  return previous->records < previous_records_ ? Check::kPredecessorShort
+                                               : Check::kSatisfied;
+}
+
 }  // namespace sift

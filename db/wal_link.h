@@ -1,7 +1,7 @@
 #ifndef SIFT_DB_WAL_LINK_H_
 #define SIFT_DB_WAL_LINK_H_
 
-// The link record (doc/log_format.md, "Link records"): the first record of a
+// The link record (doc/log_format.md, "Link record"): the first record of a
 // write-ahead log started by a memtable switch. It names the log before it
 // and how many records that log held when the switch happened.
 //
@@ -13,6 +13,7 @@
 // recovered state stays a prefix of the writes.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,28 @@ class WalLink {
   // DataLossError (naming the field) if `record` is not a well-formed link
   // record of a version this build reads; *this is then unchanged.
   absl::Status DecodeFrom(std::string_view record);
+  // DecodeFrom for the record at byte `offset` of its log; also
+  // DataLossError unless it is the log's first record (a switch writes a
+  // link only there). Replay and kvtool verify both decode with this.
+  absl::Status DecodeAt(std::string_view record, uint64_t offset);
+
+  // The log read back just before the one this link starts.
+  struct ReadBack {
+    uint64_t number = 0;
+    uint64_t records = 0;  // intact records read, its own link included
+  };
+  enum class Check {
+    kSatisfied,
+    kPredecessorMissing,  // the log read before is not previous_log()
+    kPredecessorShort,    // it is, with fewer than previous_records()
+  };
+  // Whether this link is satisfied by `previous` (nullopt: no log was read
+  // before this one). A previous log numbered below `min_log_number` (the
+  // MANIFEST's log number: its writes are in tables) always satisfies it.
+  // Anything else means a machine crash lost writes the previous log had
+  // not synced, so its successors must not be replayed.
+  Check CheckAgainst(const std::optional<ReadBack>& previous,
+                     uint64_t min_log_number) const;
 
   uint64_t previous_log() const { return previous_log_; }
   // Records in the previous log, its own link record included.

@@ -73,32 +73,25 @@ absl::Status InsertBatch(std::string_view record, ReplayTarget* target,
   return absl::OkStatus();
 }
 
-// The log replayed just before the current one, if any.
-struct PreviousLog {
-  uint64_t number = 0;
-  uint64_t records = 0;  // intact records read, a link record included
-};
-
-// Checks a link record (the first record of `fname`) against the log
-// replayed before it. Returns what is wrong, or an empty string.
+// Why `fname`, which starts with `link`, must not be replayed after
+// `previous`: empty if it may (WalLink::CheckAgainst).
 std::string CheckLink(const WalLink& link, const std::string& fname,
-                      const std::optional<PreviousLog>& previous,
+                      const std::optional<WalLink::ReadBack>& previous,
                       uint64_t min_log_number) {
-  if (link.previous_log() < min_log_number) {
-    return "";  // its writes are in tables: nothing to compare with
-  }
-  if (!previous || previous->number != link.previous_log()) {
-    return absl::StrCat(fname, " follows log ", link.previous_log(),
-                        ", which is missing: its writes were lost in a crash "
-                        "before they were synced");
-  }
-  if (previous->records < link.previous_records()) {
-    return absl::StrCat(fname, " follows log ", link.previous_log(),
-                        ", which held ", link.previous_records(),
-                        " records when ", fname, " was started, but only ",
-                        previous->records,
-                        " were read back: its tail was lost in a crash before "
-                        "it was synced");
+  switch (link.CheckAgainst(previous, min_log_number)) {
+    case WalLink::Check::kSatisfied:
+      return "";
+    case WalLink::Check::kPredecessorMissing:
+      return absl::StrCat(fname, " follows log ", link.previous_log(),
+                          ", which is missing: its writes were lost in a "
+                          "crash before they were synced");
+    case WalLink::Check::kPredecessorShort:
+      return absl::StrCat(fname, " follows log ", link.previous_log(),
+                          ", which held ", link.previous_records(),
+                          " records when ", fname, " was started, but only ",
+                          previous->records,
+                          " were read back: its tail was lost in a crash "
+                          "before it was synced");
   }
   return "";
 }
@@ -109,8 +102,8 @@ std::string CheckLink(const WalLink& link, const std::string& fname,
 absl::Status ReplayWal(Env* env, const std::string& fname,
                        const WalReplayOptions& options, ReplayTarget* target,
                        SequenceNumber* max_sequence, RecoveryReport* report,
-                       std::optional<PreviousLog>* previous, uint64_t number,
-                       bool* damaged) {
+                       std::optional<WalLink::ReadBack>* previous,
+                       uint64_t number, bool* damaged) {
   absl::StatusOr<std::unique_ptr<SequentialFile>> file =
       env->NewSequentialFile(fname);
   if (!file.ok()) return file.status();
@@ -131,10 +124,7 @@ absl::Status ReplayWal(Env* env, const std::string& fname,
     }
     if (WalLink::IsLink(record)) {
       WalLink link;
-      absl::Status s = link.DecodeFrom(record);
-      if (s.ok() && reader.LastRecordOffset() != 0) {
-        s = absl::DataLossError("WAL link record after the start of the log");
-      }
+      absl::Status s = link.DecodeAt(record, reader.LastRecordOffset());
       if (!s.ok()) {
         reporter.SetDamage({log::Problem::Kind::kDamage,
                             reader.LastRecordOffset(), record.size(),
@@ -162,7 +152,7 @@ absl::Status ReplayWal(Env* env, const std::string& fname,
     if (absl::Status s = target->BatchApplied(); !s.ok()) return s;
   }
   if (!reader.status().ok()) return reader.status();
-  *previous = PreviousLog{number, records};
+  *previous = WalLink::ReadBack{number, records};
 
   if (!lost_predecessor.empty()) {
     // A crash, not damage: the writes it lost were never synced, so this is
@@ -225,7 +215,7 @@ absl::Status ReplayWals(Env* env, std::string_view dbname,
                         const WalReplayOptions& options, ReplayTarget* target,
                         SequenceNumber* max_sequence, RecoveryReport* report) {
   bool damaged = false;
-  std::optional<PreviousLog> previous;
+  std::optional<WalLink::ReadBack> previous;
   for (uint64_t number : numbers) {
     const std::string fname = LogFileName(dbname, number);
     if (damaged) {

@@ -259,7 +259,7 @@ class Verifier {
     SequenceNumber prev_last = 0;
     // The log checked before this one and its intact records, for the link
     // record (db/wal_link.h) that may start this one.
-    std::optional<std::pair<uint64_t, uint64_t>> previous;
+    std::optional<WalLink::ReadBack> previous;
     const uint64_t min_log_number = state_.log_number.value_or(0);
     for (uint64_t number : LiveLogs(state_, listing)) {
       const std::string fname = LogFileName(dbname_, number);
@@ -270,21 +270,23 @@ class Verifier {
           [&](uint64_t offset, std::string_view record) {
             if (WalLink::IsLink(record)) {
               WalLink link;
-              absl::Status ls = link.DecodeFrom(record);
+              absl::Status ls = link.DecodeAt(record, offset);
               if (!ls.ok()) {
                 Error(fname, offset, std::string(ls.message()));
-              } else if (link.previous_log() >= min_log_number &&
-                         (!previous || previous->first != link.previous_log() ||
-                          previous->second < link.previous_records())) {
+                return;
+              }
+              const WalLink::Check check =
+                  link.CheckAgainst(previous, min_log_number);
+              if (check != WalLink::Check::kSatisfied) {
                 // Like a torn tail: a machine crash lost unsynced writes.
                 Warning(fname, offset,
                         absl::StrFormat(
                             "follows log %06d, which held %d records when this "
                             "log was started; %s: Open stops before this log",
                             link.previous_log(), link.previous_records(),
-                            previous && previous->first == link.previous_log()
+                            check == WalLink::Check::kPredecessorShort
                                 ? absl::StrFormat("only %d are intact",
-                                                  previous->second)
+                                                  previous->records)
                                 : std::string("that log is missing")));
               }
               return;
@@ -323,7 +325,7 @@ class Verifier {
         continue;
       }
       checked_.log_records += scan.num_records;
-      previous = {number, scan.num_records};
+      previous = WalLink::ReadBack{number, scan.num_records};
       for (const Problem& p : scan.problems) {
         if (p.torn_tail) {
           Warning(fname, p.offset, p.message);

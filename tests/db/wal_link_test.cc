@@ -64,5 +64,36 @@ TEST(WalLinkTest, UnknownVersionsAreDataLoss) {
   }
 }
 
+TEST(WalLinkTest, OnlyALogsFirstRecordDecodes) {
+  std::string record;
+  WalLink(7, 3).EncodeTo(&record);
+  WalLink link;
+  ASSERT_TRUE(link.DecodeAt(record, 0).ok());
+  EXPECT_EQ(link.previous_log(), 7u);
+  EXPECT_TRUE(absl::IsDataLoss(link.DecodeAt(record, 1)));
+  EXPECT_TRUE(absl::IsDataLoss(link.DecodeAt(record, 32768)));
+}
+
+TEST(WalLinkTest, CheckAgainstThePreviousLog) {
+  using Check = WalLink::Check;
+  const WalLink link(7, 3);
+  // Read back whole, or with more records (written after the switch was
+  // recorded): satisfied.
+  EXPECT_EQ(link.CheckAgainst(WalLink::ReadBack{7, 3}, 0), Check::kSatisfied);
+  EXPECT_EQ(link.CheckAgainst(WalLink::ReadBack{7, 4}, 0), Check::kSatisfied);
+  // Its tail lost.
+  EXPECT_EQ(link.CheckAgainst(WalLink::ReadBack{7, 2}, 0),
+            Check::kPredecessorShort);
+  EXPECT_EQ(link.CheckAgainst(WalLink::ReadBack{7, 2}, 7),
+            Check::kPredecessorShort);
+  // Missing: nothing read before, or another log.
+  EXPECT_EQ(link.CheckAgainst(std::nullopt, 0), Check::kPredecessorMissing);
+  EXPECT_EQ(link.CheckAgainst(WalLink::ReadBack{6, 9}, 7),
+            Check::kPredecessorMissing);
+  // A predecessor below the MANIFEST's log number is in tables.
+  EXPECT_EQ(link.CheckAgainst(std::nullopt, 8), Check::kSatisfied);
+  EXPECT_EQ(link.CheckAgainst(WalLink::ReadBack{6, 0}, 8), Check::kSatisfied);
+}
+
 }  // namespace
 }  // namespace sift

@@ -140,6 +140,38 @@ TEST_F(KvtoolVerifyTest, UnsatisfiedLinkIsAWarningOnly) {
       << r.out;
 }
 
+// Only a memtable switch writes a link, as a log's first record: one anywhere
+// else is damage, as Open's replay treats it.
+TEST_F(KvtoolVerifyTest, LinkAfterTheStartOfALogIsAnError) {
+  const std::string log = OnlyFile(".log");
+  const uint64_t number =
+      std::stoull(std::filesystem::path(log).filename().string());
+  char later[32];
+  std::snprintf(later, sizeof(later), "/%06llu.log",
+                static_cast<unsigned long long>(number + 1));
+  {
+    absl::StatusOr<std::unique_ptr<WritableFile>> file =
+        Env::Default()->NewWritableFile(db_ + later);
+    ASSERT_TRUE(file.ok()) << file.status();
+    log::Writer writer(file->get());
+    std::string link;
+    WalLink(number, 21).EncodeTo(&link);  // satisfied: the log holds 21
+    ASSERT_TRUE(writer.AddRecord(link).ok());
+    ASSERT_TRUE(writer.AddRecord(link).ok());  // but not a second time
+    ASSERT_TRUE((*file)->Close().ok());
+  }
+  ToolResult r = RunKvtool({"verify", "--json", db_});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  nlohmann::json j = ParseJson(r);
+  EXPECT_TRUE(j["warnings"].empty()) << r.out;
+  ASSERT_EQ(j["errors"].size(), 1u) << r.out;
+  EXPECT_EQ(j["errors"][0]["file"], db_ + later);
+  EXPECT_NE(j["errors"][0]["message"].get<std::string>().find(
+                "WAL link record after the start of the log"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(KvtoolVerifyTest, MissingAndResizedTablesAreCrossChecked) {
   const std::string table = OnlyFile(".sst");
   std::filesystem::resize_file(table, std::filesystem::file_size(table) + 1);
