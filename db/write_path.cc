@@ -40,12 +40,12 @@ void WritePath::SetLog(std::unique_ptr<WritableFile> file) {
   log_records_ = 0;
 }
 
-absl::Status WritePath::SyncPreviousLog() {
+absl::Status WritePath::SyncPreviousLog(bool previous_flushed) {
   if (previous_logfile_ == nullptr) return absl::OkStatus();
   // The active log's directory entry first: after this, a sync of the active
   // log makes its records durable and findable.
   absl::Status s = state_.env->SyncDir(state_.dbname);
-  if (s.ok()) s = previous_logfile_->Sync();
+  if (s.ok() && !previous_flushed) s = previous_logfile_->Sync();
   absl::Status close = previous_logfile_->Close();
   if (s.ok()) s = close;
   previous_logfile_.reset();
@@ -134,16 +134,20 @@ absl::Status WritePath::RunAlone(absl::FunctionRef<bool()> needs_flush,
   while (&w != writers_.front()) w.cv.Wait(&state_.mutex);
 
   absl::Status status = state_.bg_error;
+  // Set once every memtable before the active one is in a table: the logs
+  // switched out before then hold nothing a sync would save.
+  bool previous_flushed = false;
   if (status.ok() && needs_flush()) {
     status = MakeRoomForWrite(/*force=*/true);
     if (status.ok()) status = background_.WaitForFlush();
+    previous_flushed = status.ok();
   }
   if (status.ok() && logfile_ != nullptr) {
     // Every write before this point becomes durable: whatever fn makes
     // durable (an ingestion) then never survives a crash that loses an
     // earlier write.
     state_.mutex.Unlock();
-    status = SyncPreviousLog();
+    status = SyncPreviousLog(previous_flushed);
     if (status.ok()) status = logfile_->Sync();
     state_.mutex.Lock();
     if (!status.ok()) state_.RecordBackgroundError(status);

@@ -113,9 +113,11 @@ class WritePath {
   uint64_t logged_bytes_ ABSL_GUARDED_BY(state_.mutex) = 0;
 
   // Sync and close previous_logfile_, after syncing the directory (which
-  // holds the active log's entry). No-op without one.
+  // holds the active log's entry). No-op without one. With
+  // `previous_flushed` (its memtable is in a table, so its writes are
+  // durable there) it is closed without a sync.
   // REQUIRES: the caller is the front writer (or Close); mutex not needed.
-  absl::Status SyncPreviousLog();
+  absl::Status SyncPreviousLog(bool previous_flushed = false);
 
   // Front writer only (see the class comment).
   std::unique_ptr<WritableFile> logfile_;
