@@ -31,6 +31,9 @@ struct PeerSettings {
   size_t write_buffer_size = 4 << 20;
   size_t max_file_size = 2 << 20;
   double bits_per_key = 10;
+  // sift's filter layout, "blocked" or "binary_fuse" (allocated per level
+  // either way); LevelDB and RocksDB keep their own Bloom filters.
+  std::string sift_filter = "blocked";
   uint64_t seed = 301;
   int batch_size = 32;  // keys per MultiGet in the multiread workloads
   // Table reads bypass the page cache: sift's Options::use_direct_reads,

@@ -317,12 +317,12 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
   std::printf(
       "peer_bench: %s keys x %d B, values %d B, %s reads per read workload; "
       "%zu KiB blocks, %.0f MiB block cache, %.0f MiB write buffer, %.0f MiB "
-      "tables, %g bits/key, no compression; one engine at a time, each in its "
-      "own process\n\n",
+      "tables, %g bits/key (sift: %s), no compression; one engine at a time, "
+      "each in its own process\n\n",
       absl::StrCat(s.num).c_str(), s.key_size, s.value_size,
       absl::StrCat(s.reads).c_str(), s.block_size / 1024,
       s.cache_size / 1048576.0, s.write_buffer_size / 1048576.0,
-      s.max_file_size / 1048576.0, s.bits_per_key);
+      s.max_file_size / 1048576.0, s.bits_per_key, s.sift_filter.c_str());
   const Json* sift = nullptr;
   std::vector<const Json*> peers;
   for (const Json& r : runs) {
@@ -485,6 +485,10 @@ int Main(int argc, char** argv) {
   app.add_option("--key_size", s.key_size, "Key bytes");
   app.add_option("--value_size", s.value_size, "Value bytes");
   app.add_option("--bits_per_key", s.bits_per_key, "Filter bits per key");
+  app.add_option("--sift_filter", s.sift_filter,
+                 "sift's filter layout (LevelDB and RocksDB keep Bloom "
+                 "filters)")
+      ->check(CLI::IsMember({"blocked", "binary_fuse"}));
   app.add_option("--batch_size", s.batch_size,
                  "Keys per MultiGet in multireadrandom and multireadmissing")
       ->check(CLI::Range(1, 1 << 20));
@@ -571,6 +575,7 @@ int Main(int argc, char** argv) {
                        {"write_buffer_size", s.write_buffer_size},
                        {"max_file_size", s.max_file_size},
                        {"bits_per_key", s.bits_per_key},
+                       {"sift_filter", s.sift_filter},
                        {"direct_reads", s.direct_reads},
                        {"compression", "none"}};
     doc["runs"] = runs;

@@ -161,7 +161,8 @@ class SiftEngine final : public Engine {
     o.compression = Compression::kNone;
     o.block_cache_capacity = s.cache_size;
     o.filter_bits_per_key = s.bits_per_key;
-    o.filter_kind = FilterKind::kBlockedBloom;
+    o.filter_kind = s.sift_filter == "binary_fuse" ? FilterKind::kBinaryFuse
+                                                   : FilterKind::kBlockedBloom;
     o.use_direct_reads = s.direct_reads;
     absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(o, dir);
     if (!db.ok()) return db.status();
