@@ -1,13 +1,13 @@
 #include "db/db_impl.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "db/batch_order.h"
 #include "db/db_iter.h"
 #include "db/db_properties.h"
 #include "db/options_check.h"
@@ -114,118 +114,6 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   return s;
 }
 
-namespace {
-
-// Sorts keys[0, n) ascending, carrying index[] along: Batcher's bitonic
-// network, whose compare-exchanges are selects rather than branches.
-// REQUIRES: n is a power of two.
-void BitonicSort(uint64_t* keys, uint32_t* index, size_t n) {
-  for (size_t k = 2; k <= n; k <<= 1) {
-    for (size_t j = k >> 1; j > 0; j >>= 1) {
-      for (size_t i = 0; i < n; ++i) {
-        const size_t l = i ^ j;
-        if (l <= i) continue;
-        const uint64_t a = keys[i];
-        const uint64_t b = keys[l];
-        // Ascending runs where bit k of i is clear, descending elsewhere.
-        const bool swap = (a > b) == ((i & k) == 0);
-        const uint64_t key_mask = uint64_t{0} - swap;
-        const uint32_t index_mask = 0u - swap;
-        const uint64_t key_diff = (a ^ b) & key_mask;
-        const uint32_t index_diff = (index[i] ^ index[l]) & index_mask;
-        keys[i] = a ^ key_diff;
-        keys[l] = b ^ key_diff;
-        index[i] ^= index_diff;
-        index[l] ^= index_diff;
-      }
-    }
-  }
-}
-
-}  // namespace
-
-std::vector<uint32_t> DBImpl::SortedOrder(
-    absl::Span<const std::string_view> keys) const {
-  // The indexes of `keys` in the user comparator's order, as
-  // Version::MultiGet requires: the lookups of one table are a run, and a
-  // level is walked once.
-  std::vector<uint32_t> order(keys.size());
-  const Comparator* ucmp = state_.icmp.user_comparator();
-  if (ucmp != BytewiseComparator()) {
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return ucmp->Compare(keys[a], keys[b]) < 0;
-    });
-    return order;
-  }
-  // Bytewise (every DB's order). Keys of a batch often share a prefix (a
-  // table id, zero-padded numbers), so the 8 bytes after the batch's common
-  // prefix are compared as one big-endian integer, and only pairs equal
-  // there compare whole keys. (Zero padding keeps the order: a key and its
-  // zero-extended version tie and are told apart by the whole compare.)
-  const std::string_view first = keys[0];
-  size_t common = first.size();
-  for (const std::string_view key : keys.subspan(1)) {
-    const size_t n = std::min(common, key.size());
-    size_t i = 0;  // eight bytes at a time, then byte by byte
-    for (uint64_t a, b; i + 8 <= n; i += 8) {
-      std::memcpy(&a, first.data() + i, 8);
-      std::memcpy(&b, key.data() + i, 8);
-      if (a != b) break;
-    }
-    while (i < n && first[i] == key[i]) ++i;
-    common = i;
-  }
-  std::vector<uint64_t> prefixes(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const std::string_view rest = keys[i].substr(common);
-    uint64_t prefix = 0;  // bytes past the key's end stay zero
-    std::memcpy(&prefix, rest.data(), std::min<size_t>(rest.size(), 8));
-    if constexpr (std::endian::native == std::endian::little) {
-      prefix = __builtin_bswap64(prefix);
-    }
-    prefixes[i] = prefix;
-  }
-  // A batch of up to kMaxNetworkSorted keys goes through a sorting network
-  // on the prefixes: a comparison sort of random keys mispredicts about
-  // every other branch, the network has no branch that depends on the keys.
-  // Equal prefixes (duplicates, or keys that differ further on) and the
-  // padding's all-ones prefix are left to the comparison sort below.
-  constexpr size_t kMaxNetworkSorted = 64;
-  if (keys.size() <= kMaxNetworkSorted) {
-    const size_t n = std::bit_ceil(keys.size());
-    uint64_t p[kMaxNetworkSorted];
-    uint32_t index[kMaxNetworkSorted];
-    bool usable = true;
-    for (size_t i = 0; i < n; ++i) {
-      p[i] = i < keys.size() ? prefixes[i] : ~uint64_t{0};
-      index[i] = static_cast<uint32_t>(i);
-      usable &= i >= keys.size() || p[i] != ~uint64_t{0};
-    }
-    BitonicSort(p, index, n);
-    for (size_t i = 1; i < keys.size(); ++i) usable &= p[i - 1] != p[i];
-    if (usable) {
-      std::copy(index, index + keys.size(), order.begin());
-      return order;
-    }
-  }
-  struct Entry {
-    uint64_t prefix;
-    uint32_t index;
-  };
-  std::vector<Entry> entries(keys.size());
-  for (uint32_t i = 0; i < entries.size(); ++i) {
-    entries[i] = Entry{prefixes[i], i};
-  }
-  std::sort(entries.begin(), entries.end(),
-            [&](const Entry& a, const Entry& b) {
-              if (a.prefix != b.prefix) return a.prefix < b.prefix;
-              return keys[a.index] < keys[b.index];
-            });
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = entries[i].index;
-  return order;
-}
-
 std::vector<absl::Status> DBImpl::MultiGet(
     const ReadOptions& options, absl::Span<const std::string_view> keys,
     std::vector<std::string>* values) {
@@ -235,7 +123,8 @@ std::vector<absl::Status> DBImpl::MultiGet(
   SuperVersionPublisher::Lease sv(&state_.super_versions, &state_.mutex);
   const SequenceNumber sequence = ReadSequence(options);  // as in Get
 
-  const std::vector<uint32_t> order = SortedOrder(keys);
+  const std::vector<uint32_t> order =
+      BatchOrder(state_.icmp.user_comparator(), keys);
   // One allocation for the batch's lookup keys (a LookupKey does not move).
   std::vector<std::optional<LookupKey>> lookup_keys(keys.size());
   std::vector<Version::BatchLookup> lookups;

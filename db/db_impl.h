@@ -62,10 +62,6 @@ class DBImpl final : public DB {
 
   // The sequence a read with `options` reads at. Needs no lock.
   SequenceNumber ReadSequence(const ReadOptions& options) const;
-  // The indexes of `keys` sorted by the user comparator (MultiGet).
-  std::vector<uint32_t> SortedOrder(
-      absl::Span<const std::string_view> keys) const;
-
   // Declared first: destroyed last, after the parts that point into it.
   DBState state_;
   BackgroundWork background_;

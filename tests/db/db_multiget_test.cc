@@ -176,7 +176,7 @@ TEST(DBMultiGetTest, KeysOfAnyLengthAndSharedPrefixes) {
   Random rnd(17);
   for (int round = 0; round < 40; ++round) {
     std::vector<std::string> sample;
-    // Batches of up to 64 keys are ordered by a sorting network, larger
+    // Batches of up to 64 keys are ranked (db/batch_order.cc), larger
     // ones by a comparison sort: both are exercised.
     const size_t size = 1 + rnd.Uniform(round % 2 == 0 ? 64 : 200);
     for (size_t i = 0; i < size; ++i) {
