@@ -9,17 +9,36 @@
 namespace sift {
 namespace {
 
+// Puts index i at the place of the number of values below values[i],
+// counting over all pairs with no branch on the values (the compilers
+// vectorize the inner loop). Returns false, with *order unspecified, if two
+// values are equal. REQUIRES: order->size() >= n.
+template <typename T>
+bool RankDistinct(const T* values, size_t n, std::vector<uint32_t>* order) {
+  bool unique = true;
+  for (size_t i = 0; i < n; ++i) {
+    // Counters as wide as the values: one vector lane each.
+    T before = 0;
+    T equal = 0;
+    for (size_t j = 0; j < n; ++j) {
+      before += values[j] < values[i];
+      equal += values[j] == values[i];
+    }
+    unique &= equal == 1;
+    (*order)[static_cast<size_t>(before)] = static_cast<uint32_t>(i);
+  }
+  return unique;
+}
+
 // The largest batch RankByPrefix orders.
 constexpr size_t kMaxRanked = 64;
 
-// Ranks a small batch by its keys' 64-bit prefixes without a branch that
-// depends on them: key i goes to the place of the number of prefixes below
-// its own, counted over all pairs. A comparison sort of random keys
-// mispredicts about every other branch; the n^2 compares are cheaper up to a
-// few dozen keys, all the more as the compilers vectorize them. Returns
-// false, with *order unspecified, if two prefixes are equal.
+// Ranks a small batch by its keys' 64-bit prefixes (RankDistinct). A
+// comparison sort of random keys mispredicts about every other branch; the
+// n^2 branch-free compares cost less up to a few dozen keys. Returns false,
+// with *order unspecified, if two prefixes are equal.
 //
-// First on 32 bits (four compares to a vector lane): the window starts at
+// First on 32 bits (four compares to a 128-bit vector): the window starts at
 // the first bit in which the prefixes differ. Only if that leaves a tie, on
 // the whole 64 bits.
 // REQUIRES: prefixes.size() == order->size() <= kMaxRanked
@@ -36,30 +55,8 @@ bool RankByPrefix(absl::Span<const uint64_t> prefixes,
     narrow[i] = static_cast<int32_t>(
         static_cast<uint32_t>((prefixes[i] << shift) >> 32) ^ 0x80000000u);
   }
-  bool unique = true;
-  for (size_t i = 0; i < n; ++i) {
-    int32_t before = 0;
-    int32_t equal = 0;
-    for (size_t j = 0; j < n; ++j) {
-      before += narrow[j] < narrow[i];
-      equal += narrow[j] == narrow[i];
-    }
-    unique &= equal == 1;
-    (*order)[before] = static_cast<uint32_t>(i);
-  }
-  if (unique) return true;
-  unique = true;
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t before = 0;
-    uint32_t equal = 0;
-    for (size_t j = 0; j < n; ++j) {
-      before += prefixes[j] < prefixes[i];
-      equal += prefixes[j] == prefixes[i];
-    }
-    unique &= equal == 1;
-    (*order)[before] = static_cast<uint32_t>(i);
-  }
-  return unique;
+  return RankDistinct(narrow, n, order) ||
+         RankDistinct(prefixes.data(), n, order);
 }
 
 }  // namespace

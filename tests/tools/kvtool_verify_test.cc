@@ -27,6 +27,32 @@ class KvtoolVerifyTest : public ::testing::Test {
     PutRange(db.get(), 300, 320);  // left in the log
   }
 
+  // Writes the log after the database's only one, holding `records` (link
+  // records, say), as a memtable switch would have started it. Returns its
+  // path.
+  std::string WriteLaterLog(const std::vector<std::string>& records) {
+    const uint64_t number = OnlyLogNumber();
+    char later[32];
+    std::snprintf(later, sizeof(later), "/%06llu.log",
+                  static_cast<unsigned long long>(number + 1));
+    absl::StatusOr<std::unique_ptr<WritableFile>> file =
+        Env::Default()->NewWritableFile(db_ + later);
+    EXPECT_TRUE(file.ok()) << file.status();
+    if (!file.ok()) return "";
+    log::Writer writer(file->get());
+    for (const std::string& record : records) {
+      EXPECT_TRUE(writer.AddRecord(record).ok());
+    }
+    EXPECT_TRUE((*file)->Close().ok());
+    return db_ + later;
+  }
+
+  // The number of the database's only log.
+  uint64_t OnlyLogNumber() {
+    return std::stoull(
+        std::filesystem::path(OnlyFile(".log")).filename().string());
+  }
+
   std::string OnlyFile(const std::string& suffix) {
     const std::vector<std::string> files = FilesWithSuffix(db_, suffix);
     EXPECT_EQ(files.size(), 1u) << suffix;
@@ -111,28 +137,16 @@ TEST_F(KvtoolVerifyTest, TornLogTailIsAWarningOnly) {
 // there: a machine crash lost that log's unsynced tail. Open stops before the
 // later log; verify warns (it is a crash, not damage) and exits 0.
 TEST_F(KvtoolVerifyTest, UnsatisfiedLinkIsAWarningOnly) {
-  const std::string log = OnlyFile(".log");
-  const uint64_t number =
-      std::stoull(std::filesystem::path(log).filename().string());
-  char later[32];
-  std::snprintf(later, sizeof(later), "/%06llu.log",
-                static_cast<unsigned long long>(number + 1));
-  {
-    absl::StatusOr<std::unique_ptr<WritableFile>> file =
-        Env::Default()->NewWritableFile(db_ + later);
-    ASSERT_TRUE(file.ok()) << file.status();
-    log::Writer writer(file->get());
-    std::string link;
-    WalLink(number, 30).EncodeTo(&link);  // the log holds 21
-    ASSERT_TRUE(writer.AddRecord(link).ok());
-    ASSERT_TRUE((*file)->Close().ok());
-  }
+  std::string link;
+  WalLink(OnlyLogNumber(), 30).EncodeTo(&link);  // the log holds 21
+  const std::string later = WriteLaterLog({link});
+  ASSERT_FALSE(later.empty());
   ToolResult r = RunKvtool({"verify", "--json", db_});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   nlohmann::json j = ParseJson(r);
   EXPECT_TRUE(j["errors"].empty()) << r.out;
   ASSERT_EQ(j["warnings"].size(), 1u) << r.out;
-  EXPECT_EQ(j["warnings"][0]["file"], db_ + later);
+  EXPECT_EQ(j["warnings"][0]["file"], later);
   EXPECT_NE(j["warnings"][0]["message"].get<std::string>().find(
                 "which held 30 records when this log was started; only 21 "
                 "are intact"),
@@ -143,29 +157,16 @@ TEST_F(KvtoolVerifyTest, UnsatisfiedLinkIsAWarningOnly) {
 // Only a memtable switch writes a link, as a log's first record: one anywhere
 // else is damage, as Open's replay treats it.
 TEST_F(KvtoolVerifyTest, LinkAfterTheStartOfALogIsAnError) {
-  const std::string log = OnlyFile(".log");
-  const uint64_t number =
-      std::stoull(std::filesystem::path(log).filename().string());
-  char later[32];
-  std::snprintf(later, sizeof(later), "/%06llu.log",
-                static_cast<unsigned long long>(number + 1));
-  {
-    absl::StatusOr<std::unique_ptr<WritableFile>> file =
-        Env::Default()->NewWritableFile(db_ + later);
-    ASSERT_TRUE(file.ok()) << file.status();
-    log::Writer writer(file->get());
-    std::string link;
-    WalLink(number, 21).EncodeTo(&link);  // satisfied: the log holds 21
-    ASSERT_TRUE(writer.AddRecord(link).ok());
-    ASSERT_TRUE(writer.AddRecord(link).ok());  // but not a second time
-    ASSERT_TRUE((*file)->Close().ok());
-  }
+  std::string link;
+  WalLink(OnlyLogNumber(), 21).EncodeTo(&link);  // satisfied: the log holds 21
+  const std::string later = WriteLaterLog({link, link});  // not a second time
+  ASSERT_FALSE(later.empty());
   ToolResult r = RunKvtool({"verify", "--json", db_});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   nlohmann::json j = ParseJson(r);
   EXPECT_TRUE(j["warnings"].empty()) << r.out;
   ASSERT_EQ(j["errors"].size(), 1u) << r.out;
-  EXPECT_EQ(j["errors"][0]["file"], db_ + later);
+  EXPECT_EQ(j["errors"][0]["file"], later);
   EXPECT_NE(j["errors"][0]["message"].get<std::string>().find(
                 "WAL link record after the start of the log"),
             std::string::npos)
