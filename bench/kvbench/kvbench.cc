@@ -218,8 +218,9 @@ int Main(int argc, char** argv) {
       // The per-level sections of sift.stats: files, bytes, and compaction
       // time, bytes read and bytes written into each level since open (the
       // split of write amplification), then the filters.
-      std::printf("\nLevels (sift.stats; Read and Write: compaction input "
-                  "and output into the level since open)\n");
+      std::printf(
+          "\nLevels (sift.stats; Read and Write: compaction input "
+          "and output into the level since open)\n");
       const size_t begin = stats->find("Level  Files");
       const size_t end = stats->find("Read stats since open:");
       if (begin != std::string::npos && end != std::string::npos) {
