@@ -145,26 +145,24 @@ inline void BlockedAdd(uint64_t h, uint32_t num_probes, uint64_t num_lines,
   for (uint32_t w = 0; w < kLineWords; ++w) line[w] |= mask[w];
 }
 
-// REQUIRES: words holds at least one line (so num_lines == 0 reads line 0).
-inline bool BlockedMayContain(uint64_t h, uint32_t num_probes,
-                              uint64_t num_lines, const uint64_t* words) {
-  const uint64_t* line = words + BlockedLine(h, num_lines) * kLineWords;
-  const uint64_t fields = ProbeRemix(h);
-  // Every one of the first min(k, 7) draws is among the key's offsets, repeat
-  // or not, so a clear bit there settles it. The draws are all tested and
-  // their bits ANDed, without a branch per draw: whether one bit is set is a
-  // coin flip the branch predictor cannot learn, and the line is in cache
-  // after the first load, so the extra loads cost less than the mispredicts.
-  const uint32_t direct = num_probes < 7 ? num_probes : 7;
+namespace internal {
+// Whether the line has the bits of all of the first N draws of `fields`.
+template <uint32_t N>
+inline bool FirstDrawsSet(const uint64_t* line, uint64_t fields) {
   uint64_t all_set = 1;
-  for (uint32_t i = 0; i < direct; ++i) {
+  for (uint32_t i = 0; i < N; ++i) {
     const uint32_t offset = static_cast<uint32_t>((fields >> (9 * i)) & 511);
     all_set &= line[offset >> 6] >> (offset & 63);
   }
-  if ((all_set & 1) == 0) return false;
-  if (num_probes <= 7 && FirstFieldsDistinct(fields, num_probes)) return true;
-  // A repeat among the first draws, or k > 7: walk all k distinct offsets as
-  // BlockedMask draws them.
+  return (all_set & 1) != 0;
+}
+
+// A repeat among the first draws, or k > 7: walk all k distinct offsets as
+// BlockedMask draws them. Out of line: rare (an absent key gets here once in
+// 2^7 probes or less), and its scratch array would cost every probe a stack
+// frame.
+[[gnu::noinline]] inline bool AllDrawsSet(const uint64_t* line, uint64_t fields,
+                                          uint32_t num_probes) {
   uint64_t state = fields;
   uint64_t rest = fields;
   uint32_t fields_left = 7;
@@ -186,6 +184,50 @@ inline bool BlockedMayContain(uint64_t h, uint32_t num_probes,
     word |= bit;
   }
   return true;
+}
+}  // namespace internal
+
+// REQUIRES: words holds at least one line (so num_lines == 0 reads line 0).
+inline bool BlockedMayContain(uint64_t h, uint32_t num_probes,
+                              uint64_t num_lines, const uint64_t* words) {
+  const uint64_t* line = words + BlockedLine(h, num_lines) * kLineWords;
+  const uint64_t fields = ProbeRemix(h);
+  // Every one of the first min(k, 7) draws is among the key's offsets, repeat
+  // or not, so a clear bit there settles it. The draws are all tested and
+  // their bits ANDed, without a branch per draw: whether one bit is set is a
+  // coin flip the branch predictor cannot learn, and the line is in cache
+  // after the first load, so the extra loads cost less than the mispredicts.
+  // The count is a template argument so that the test unrolls: with a
+  // run-time count the loop control costs as much as the draws.
+  bool all_set;
+  switch (num_probes) {
+    case 0:
+      return true;
+    case 1:
+      all_set = internal::FirstDrawsSet<1>(line, fields);
+      break;
+    case 2:
+      all_set = internal::FirstDrawsSet<2>(line, fields);
+      break;
+    case 3:
+      all_set = internal::FirstDrawsSet<3>(line, fields);
+      break;
+    case 4:
+      all_set = internal::FirstDrawsSet<4>(line, fields);
+      break;
+    case 5:
+      all_set = internal::FirstDrawsSet<5>(line, fields);
+      break;
+    case 6:
+      all_set = internal::FirstDrawsSet<6>(line, fields);
+      break;
+    default:
+      all_set = internal::FirstDrawsSet<7>(line, fields);
+      break;
+  }
+  if (!all_set) return false;
+  if (num_probes <= 7 && FirstFieldsDistinct(fields, num_probes)) return true;
+  return internal::AllDrawsSet(line, fields, num_probes);
 }
 
 }  // namespace sift

@@ -1,5 +1,9 @@
 #include "util/hash.h"
 
+// XXH3 compiled in rather than called through the shared library: a filter
+// probe hashes a short key, where the call costs about as much as the hash.
+// Same algorithm, same values.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace sift {
