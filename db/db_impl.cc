@@ -103,12 +103,14 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   ReadStats stats;
   stats.gets = 1;
   const LookupKey lkey(key, sequence);
+  // One hash of the key for the memtables' filters and every table filter.
+  FilterKeyHash filter_key(key);
   absl::Status s;
-  if (sv->mem->Get(lkey, value, &s) ||
-      (sv->imm != nullptr && sv->imm->Get(lkey, value, &s))) {
+  if (sv->mem->Get(lkey, &filter_key, value, &s) ||
+      (sv->imm != nullptr && sv->imm->Get(lkey, &filter_key, value, &s))) {
     stats.memtable_hits = 1;
   } else {
-    s = sv->version->Get(options, lkey, value, &stats);
+    s = sv->version->Get(options, lkey, &filter_key, value, &stats);
   }
   sv.AddStats(stats);
   return s;
@@ -127,16 +129,25 @@ std::vector<absl::Status> DBImpl::MultiGet(
       BatchOrder(state_.icmp.user_comparator(), keys);
   // One allocation for the batch's lookup keys (a LookupKey does not move).
   std::vector<std::optional<LookupKey>> lookup_keys(keys.size());
+  // Each key is hashed once, for the memtables' filters and every table
+  // filter it meets.
+  std::vector<FilterKeyHash> filter_keys(keys.begin(), keys.end());
+  // The memtable filter lines of the whole batch load together.
+  for (FilterKeyHash& filter_key : filter_keys) {
+    sv->mem->PrefetchFilter(&filter_key);
+  }
   std::vector<Version::BatchLookup> lookups;
   lookups.reserve(keys.size());
   ReadStats stats;
   stats.gets = keys.size();
   for (const uint32_t i : order) {
     const LookupKey& lkey = lookup_keys[i].emplace(keys[i], sequence);
+    FilterKeyHash* filter_key = &filter_keys[i];
     Version::BatchLookup& l = lookups.emplace_back(
-        Version::BatchLookup{&lkey, &(*values)[i], &statuses[i]});
-    if (sv->mem->Get(lkey, l.value, l.status) ||
-        (sv->imm != nullptr && sv->imm->Get(lkey, l.value, l.status))) {
+        Version::BatchLookup{&lkey, filter_key, &(*values)[i], &statuses[i]});
+    if (sv->mem->Get(lkey, filter_key, l.value, l.status) ||
+        (sv->imm != nullptr &&
+         sv->imm->Get(lkey, filter_key, l.value, l.status))) {
       l.done = true;
       ++stats.memtable_hits;
     }

@@ -122,7 +122,17 @@ void MemTable::Add(SequenceNumber seq, ValueType type, std::string_view key,
 
 bool MemTable::Get(const LookupKey& key, std::string* value,
                    absl::Status* s) const {
-  if (rep_->filter != nullptr && !rep_->filter->MayContain(key.user_key())) {
+  FilterKeyHash filter_key(key.user_key());
+  return Get(key, &filter_key, value, s);
+}
+
+void MemTable::PrefetchFilter(FilterKeyHash* filter_key) const {
+  if (rep_->filter != nullptr) rep_->filter->Prefetch(filter_key);
+}
+
+bool MemTable::Get(const LookupKey& key, FilterKeyHash* filter_key,
+                   std::string* value, absl::Status* s) const {
+  if (rep_->filter != nullptr && !rep_->filter->MayContain(filter_key)) {
     return false;
   }
   Table::Iterator iter(&rep_->table);

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "db/dbformat.h"
+#include "filter/filter.h"
 #include "sift/iterator.h"
 
 namespace sift {
@@ -51,6 +52,13 @@ class MemTable {
   //   deletion -> *s NotFound, returns true;
   //   nothing  -> returns false.
   bool Get(const LookupKey& key, std::string* value, absl::Status* s) const;
+  // As above, with the filter hash of key.user_key() shared with the other
+  // filters the lookup probes. REQUIRES: `filter_key` hashes key.user_key().
+  bool Get(const LookupKey& key, FilterKeyHash* filter_key, std::string* value,
+           absl::Status* s) const;
+  // Start loading the memtable filter line Get will read for `filter_key`
+  // (a hint; nothing without a filter). Same REQUIRES.
+  void PrefetchFilter(FilterKeyHash* filter_key) const;
 
  private:
   struct Rep;

@@ -16,7 +16,7 @@ MemTableFilter::MemTableFilter(size_t bytes)
 }
 
 void MemTableFilter::Add(std::string_view user_key) {
-  const uint64_t h = Hash64(user_key);
+  const uint64_t h = Hash64(user_key, kDefaultFilterSeed);
   std::atomic<uint64_t>* line =
       &words_[BlockedLine(h, num_lines_) * kLineWords];
   uint64_t mask[kLineWords] = {};
@@ -27,7 +27,18 @@ void MemTableFilter::Add(std::string_view user_key) {
 }
 
 bool MemTableFilter::MayContain(std::string_view user_key) const {
-  const uint64_t h = Hash64(user_key);
+  FilterKeyHash key(user_key);
+  return MayContain(&key);
+}
+
+void MemTableFilter::Prefetch(FilterKeyHash* user_key) const {
+  __builtin_prefetch(
+      &words_[BlockedLine(user_key->ForSeed(kDefaultFilterSeed), num_lines_) *
+              kLineWords]);
+}
+
+bool MemTableFilter::MayContain(FilterKeyHash* user_key) const {
+  const uint64_t h = user_key->ForSeed(kDefaultFilterSeed);
   const std::atomic<uint64_t>* line =
       &words_[BlockedLine(h, num_lines_) * kLineWords];
   // A snapshot of the line, then the table filters' query on it (a

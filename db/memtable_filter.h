@@ -7,6 +7,8 @@
 #include <memory>
 #include <string_view>
 
+#include "filter/filter.h"
+
 namespace sift {
 
 // A blocked Bloom filter over the user keys of one memtable, filled as keys
@@ -21,6 +23,9 @@ namespace sift {
 // every entry it may see is visible to its relaxed loads: no false
 // negatives for visible entries.
 //
+// Keys are hashed with the table filters' seed (kDefaultFilterSeed), so a
+// lookup hashes its key once for the memtables and every table it probes.
+//
 // Thread safety: one Add at a time (the memtable's single writer), any number
 // of concurrent MayContain calls.
 class MemTableFilter {
@@ -33,6 +38,11 @@ class MemTableFilter {
 
   void Add(std::string_view user_key);
   bool MayContain(std::string_view user_key) const;
+  // REQUIRES: `user_key` hashes a user key (FilterKeyHash of it).
+  bool MayContain(FilterKeyHash* user_key) const;
+  // Start loading the line MayContain(user_key) reads (a hint). Same
+  // REQUIRES.
+  void Prefetch(FilterKeyHash* user_key) const;
 
   size_t MemoryUsage() const { return num_lines_ * 64; }
 

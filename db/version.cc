@@ -290,17 +290,23 @@ absl::StatusOr<const Table*> Version::TableFor(const FileMetaData& f, int level,
 
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           std::string* value, ReadStats* stats) const {
+  FilterKeyHash filter_key(key.user_key());
+  return Get(options, key, &filter_key, value, stats);
+}
+
+absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
+                          FilterKeyHash* filter_key, std::string* value,
+                          ReadStats* stats) const {
   ReadStats ignored;
   if (stats == nullptr) stats = &ignored;
   const Comparator* ucmp = icmp_->user_comparator();
   const std::string_view user_key = key.user_key();
-  FilterKeyHash filter_key(user_key);
   auto probe = [&](const FileMetaData& f, int level,
                    Outcome* outcome) -> absl::Status {
     TableCache::TableRef ref;
     absl::StatusOr<const Table*> table = TableFor(f, level, &ref, stats);
     if (!table.ok()) return table.status();
-    return ProbeTable(**table, f, ucmp, options, key, &filter_key, value,
+    return ProbeTable(**table, f, ucmp, options, key, filter_key, value,
                       outcome, stats);
   };
 
@@ -333,15 +339,10 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
 void Version::MultiGet(const ReadOptions& options,
                        absl::Span<BatchLookup> lookups,
                        ReadStats* stats) const {
+  if (lookups.empty()) return;
   ReadStats ignored;
   if (stats == nullptr) stats = &ignored;
   const Comparator* ucmp = icmp_->user_comparator();
-  // Each key is hashed once for every filter it meets.
-  std::vector<FilterKeyHash> filter_keys;
-  filter_keys.reserve(lookups.size());
-  for (const BatchLookup& l : lookups) {
-    filter_keys.emplace_back(l.key->user_key());
-  }
   // One round: the lookups still open that a set of disjoint tables (one
   // level-0 table, or a whole deeper level) may answer. Each step runs over
   // the whole round before the next, so that its cache misses overlap
@@ -351,7 +352,7 @@ void Version::MultiGet(const ReadOptions& options,
   // absent keys end at the filter); a probe that passes its filter gets a
   // Hit with its block.
   struct Probe {
-    size_t lookup;  // index into lookups and filter_keys
+    size_t lookup;  // index into lookups
     int level;
     const FileMetaData* file;
     const Table* table;
@@ -369,23 +370,31 @@ void Version::MultiGet(const ReadOptions& options,
     lookups[p.lookup].done = true;
   };
   auto run_round = [&] {
+    // Consecutive probes often share a table (a level-0 round always does):
+    // it is looked up once for the run.
+    const FileMetaData* last_file = nullptr;
+    const Table* last_table = nullptr;
     for (Probe& p : round) {
-      TableCache::TableRef ref;
-      absl::StatusOr<const Table*> table =
-          TableFor(*p.file, p.level, &ref, stats);
-      if (!table.ok()) {
-        fail(p, table.status());
-        continue;
+      if (p.file != last_file) {
+        TableCache::TableRef ref;
+        absl::StatusOr<const Table*> table =
+            TableFor(*p.file, p.level, &ref, stats);
+        if (!table.ok()) {
+          fail(p, table.status());
+          continue;  // the next probe of this file tries again
+        }
+        last_file = p.file;
+        last_table = *table;
+        if (ref.valid()) refs.push_back(std::move(ref));
       }
-      p.table = *table;
-      if (ref.valid()) refs.push_back(std::move(ref));
-      p.table->PrefetchFilter(&filter_keys[p.lookup]);
+      p.table = last_table;
+      p.table->PrefetchFilter(lookups[p.lookup].filter_key);
     }
     for (const Probe& p : round) {
       if (lookups[p.lookup].done) continue;  // its table could not be opened
       ++stats->tables_probed;
       if (!FileVisibleAt(*p.file, LookupSequence(*lookups[p.lookup].key)) ||
-          !p.table->FilterMayMatch(&filter_keys[p.lookup], stats)) {
+          !p.table->FilterMayMatch(lookups[p.lookup].filter_key, stats)) {
         continue;  // as in ProbeTable
       }
       absl::StatusOr<std::optional<Table::DataBlockLocation>> block =
@@ -431,19 +440,28 @@ void Version::MultiGet(const ReadOptions& options,
     const FileMetaData& f = **it;
     const std::string_view smallest = f.smallest.user_key();
     const std::string_view largest = f.largest.user_key();
-    size_t i =
-        std::partition_point(lookups.begin(), lookups.end(),
-                             [&](const BatchLookup& l) {
-                               return icmp_->CompareUserKeys(l.key->user_key(),
-                                                             smallest) < 0;
-                             }) -
-        lookups.begin();
-    for (; i < lookups.size() &&
-           icmp_->CompareUserKeys(lookups[i].key->user_key(), largest) <= 0;
-         ++i) {
-      if (!lookups[i].done) {
-        round.push_back(Probe{i, 0, &f, nullptr});
-      }
+    auto before_table = [&](const BatchLookup& l) {
+      return icmp_->CompareUserKeys(l.key->user_key(), smallest) < 0;
+    };
+    auto in_or_before_table = [&](const BatchLookup& l) {
+      return icmp_->CompareUserKeys(l.key->user_key(), largest) <= 0;
+    };
+    size_t begin = 0;
+    size_t end = lookups.size();
+    // A level-0 table usually spans the whole batch (flushes cover the key
+    // space): then two compares place it, instead of one per lookup.
+    if (before_table(lookups.front())) {
+      begin =
+          std::partition_point(lookups.begin(), lookups.end(), before_table) -
+          lookups.begin();
+    }
+    if (!in_or_before_table(lookups.back())) {
+      end = std::partition_point(lookups.begin() + begin, lookups.end(),
+                                 in_or_before_table) -
+            lookups.begin();
+    }
+    for (size_t i = begin; i < end; ++i) {
+      if (!lookups[i].done) round.push_back(Probe{i, 0, &f, nullptr});
     }
     run_round();
   }

@@ -14,6 +14,7 @@
 #include "db/dbformat.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
+#include "filter/filter.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/read_stats.h"
@@ -76,13 +77,19 @@ class Version {
   // there is none, or the error met reading a table.
   absl::Status Get(const ReadOptions& options, const LookupKey& key,
                    std::string* value, ReadStats* stats) const;
+  // As above, with the filter hash of key.user_key() shared with the
+  // memtables' filters. REQUIRES: `filter_key` hashes key.user_key().
+  absl::Status Get(const ReadOptions& options, const LookupKey& key,
+                   FilterKeyHash* filter_key, std::string* value,
+                   ReadStats* stats) const;
 
   // One key of a batched lookup (MultiGet).
   struct BatchLookup {
     const LookupKey* key;
-    std::string* value;    // set when found
-    absl::Status* status;  // set when done: as Get would return
-    bool done = false;     // answered (by a memtable, or here)
+    FilterKeyHash* filter_key;  // hashes key->user_key()
+    std::string* value;         // set when found
+    absl::Status* status;       // set when done: as Get would return
+    bool done = false;          // answered (by a memtable, or here)
   };
 
   // Get for every lookup not yet done, as if each were a Get at its key's
