@@ -12,6 +12,7 @@
 #include "db/dbformat.h"
 #include "db/memtable.h"
 #include "util/comparator.h"
+#include "util/hash.h"
 
 namespace sift {
 namespace {
@@ -40,6 +41,27 @@ TEST(MemTableFilterTest, TinyFilterStillHasNoFalseNegatives) {
   EXPECT_EQ(filter.MemoryUsage(), 64u);
   for (int i = 0; i < 1000; ++i) filter.Add(Key(i));
   for (int i = 0; i < 1000; ++i) ASSERT_TRUE(filter.MayContain(Key(i)));
+}
+
+// A lookup hands one FilterKeyHash to the memtables' filters and to the
+// table filters, in either order (MultiGet prefetches first): a hash a table
+// probe already cached answers as a fresh hash of the key does.
+TEST(MemTableFilterTest, SharedHashAnswersAsTheKey) {
+  MemTableFilter filter(MemTableFilter::BytesFor(1 << 20));
+  constexpr int kKeys = 5000;
+  for (int i = 0; i < kKeys; ++i) filter.Add(Key(i));
+  for (int i = 0; i < 2 * kKeys; ++i) {
+    const std::string key = Key(i);
+    FilterKeyHash shared(key);
+    // As a table probe would have left it.
+    EXPECT_EQ(shared.ForSeed(kDefaultFilterSeed),
+              Hash64(key, kDefaultFilterSeed));
+    filter.Prefetch(&shared);
+    EXPECT_EQ(filter.MayContain(&shared), filter.MayContain(key)) << key;
+    if (i < kKeys) {
+      EXPECT_TRUE(filter.MayContain(&shared)) << key;
+    }
+  }
 }
 
 TEST(MemTableFilterTest, MemTableAnswersTheSameWithTheFilter) {
