@@ -17,8 +17,7 @@ MemTableFilter::MemTableFilter(size_t bytes)
 
 void MemTableFilter::Add(std::string_view user_key) {
   const uint64_t h = Hash64(user_key, kDefaultFilterSeed);
-  std::atomic<uint64_t>* line =
-      &words_[BlockedLine(h, num_lines_) * kLineWords];
+  std::atomic<uint64_t>* line = &words_[LineStart(h)];
   uint64_t mask[kLineWords] = {};
   BlockedMask(h, kNumProbes, mask);
   for (uint32_t w = 0; w < kLineWords; ++w) {
@@ -29,25 +28,6 @@ void MemTableFilter::Add(std::string_view user_key) {
 bool MemTableFilter::MayContain(std::string_view user_key) const {
   FilterKeyHash key(user_key);
   return MayContain(&key);
-}
-
-void MemTableFilter::Prefetch(FilterKeyHash* user_key) const {
-  __builtin_prefetch(
-      &words_[BlockedLine(user_key->ForSeed(kDefaultFilterSeed), num_lines_) *
-              kLineWords]);
-}
-
-bool MemTableFilter::MayContain(FilterKeyHash* user_key) const {
-  const uint64_t h = user_key->ForSeed(kDefaultFilterSeed);
-  const std::atomic<uint64_t>* line =
-      &words_[BlockedLine(h, num_lines_) * kLineWords];
-  // A snapshot of the line, then the table filters' query on it (a
-  // one-line filter): the same bits Add sets, with its fast path.
-  uint64_t copy[kLineWords];
-  for (uint32_t w = 0; w < kLineWords; ++w) {
-    copy[w] = line[w].load(std::memory_order_relaxed);
-  }
-  return BlockedMayContain(h, kNumProbes, 1, copy);
 }
 
 }  // namespace sift

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string_view>
 
+#include "filter/bloom_probe.h"
 #include "filter/filter.h"
 
 namespace sift {
@@ -39,10 +40,17 @@ class MemTableFilter {
   void Add(std::string_view user_key);
   bool MayContain(std::string_view user_key) const;
   // REQUIRES: `user_key` hashes a user key (FilterKeyHash of it).
-  bool MayContain(FilterKeyHash* user_key) const;
+  // The table filters' query, on the live line: the same bits Add sets.
+  bool MayContain(FilterKeyHash* user_key) const {
+    return BlockedMayContain(user_key->ForSeed(kDefaultFilterSeed), kNumProbes,
+                             num_lines_, words_.get());
+  }
   // Start loading the line MayContain(user_key) reads (a hint). Same
   // REQUIRES.
-  void Prefetch(FilterKeyHash* user_key) const;
+  void Prefetch(FilterKeyHash* user_key) const {
+    __builtin_prefetch(
+        &words_[LineStart(user_key->ForSeed(kDefaultFilterSeed))]);
+  }
 
   size_t MemoryUsage() const { return num_lines_ * 64; }
 
@@ -58,6 +66,11 @@ class MemTableFilter {
   // Probes per key: few enough for the query's fast path (k <= 7), under
   // about 0.1% false positives at 16 bits per key and fewer above.
   static constexpr uint32_t kNumProbes = 6;
+
+  // Index in words_ of the first word of h's line.
+  uint64_t LineStart(uint64_t h) const {
+    return BlockedLine(h, num_lines_) * kLineWords;
+  }
 
   const uint64_t num_lines_;
   std::unique_ptr<std::atomic<uint64_t>[]> words_;

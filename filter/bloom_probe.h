@@ -8,6 +8,7 @@
 // bit (i % 64) of 64-bit word i / 64. A key is hashed once, h = XXH3-64(key,
 // seed); everything below derives from h without touching the key again.
 
+#include <atomic>
 #include <cstdint>
 
 namespace sift {
@@ -146,13 +147,21 @@ inline void BlockedAdd(uint64_t h, uint32_t num_probes, uint64_t num_lines,
 }
 
 namespace internal {
+// A word of a filter's array: plain for a table's immutable filter, atomic
+// for the memtable's, which a writer fills while readers probe (a relaxed
+// load is a plain load on the common targets).
+inline uint64_t LoadWord(const uint64_t& word) { return word; }
+inline uint64_t LoadWord(const std::atomic<uint64_t>& word) {
+  return word.load(std::memory_order_relaxed);
+}
+
 // Whether the line has the bits of all of the first N draws of `fields`.
-template <uint32_t N>
-inline bool FirstDrawsSet(const uint64_t* line, uint64_t fields) {
+template <uint32_t N, typename Word>
+inline bool FirstDrawsSet(const Word* line, uint64_t fields) {
   uint64_t all_set = 1;
   for (uint32_t i = 0; i < N; ++i) {
     const uint32_t offset = static_cast<uint32_t>((fields >> (9 * i)) & 511);
-    all_set &= line[offset >> 6] >> (offset & 63);
+    all_set &= LoadWord(line[offset >> 6]) >> (offset & 63);
   }
   return (all_set & 1) != 0;
 }
@@ -161,8 +170,9 @@ inline bool FirstDrawsSet(const uint64_t* line, uint64_t fields) {
 // BlockedMask draws them. Out of line: rare (an absent key gets here once in
 // 2^7 probes or less), and its scratch array would cost every probe a stack
 // frame.
-[[gnu::noinline]] inline bool AllDrawsSet(const uint64_t* line, uint64_t fields,
-                                          uint32_t num_probes) {
+template <typename Word>
+[[gnu::noinline]] bool AllDrawsSet(const Word* line, uint64_t fields,
+                                   uint32_t num_probes) {
   uint64_t state = fields;
   uint64_t rest = fields;
   uint32_t fields_left = 7;
@@ -178,7 +188,7 @@ inline bool FirstDrawsSet(const uint64_t* line, uint64_t fields) {
     rest >>= 9;
     --fields_left;
     const uint64_t bit = uint64_t{1} << (offset & 63);
-    if ((line[offset >> 6] & bit) == 0) return false;
+    if ((LoadWord(line[offset >> 6]) & bit) == 0) return false;
     uint64_t& word = seen[offset >> 6];
     taken += (word & bit) == 0;
     word |= bit;
@@ -188,9 +198,11 @@ inline bool FirstDrawsSet(const uint64_t* line, uint64_t fields) {
 }  // namespace internal
 
 // REQUIRES: words holds at least one line (so num_lines == 0 reads line 0).
+// Word: uint64_t or std::atomic<uint64_t> (see LoadWord).
+template <typename Word>
 inline bool BlockedMayContain(uint64_t h, uint32_t num_probes,
-                              uint64_t num_lines, const uint64_t* words) {
-  const uint64_t* line = words + BlockedLine(h, num_lines) * kLineWords;
+                              uint64_t num_lines, const Word* words) {
+  const Word* line = words + BlockedLine(h, num_lines) * kLineWords;
   const uint64_t fields = ProbeRemix(h);
   // Every one of the first min(k, 7) draws is among the key's offsets, repeat
   // or not, so a clear bit there settles it. The draws are all tested and

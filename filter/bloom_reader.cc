@@ -23,8 +23,9 @@ namespace {
 // Owns a copy of the bit array. Invariant: words_ holds at least
 // num_bits / 64 words and at least one zeroed line.
 //
-// Layout: what a query reads (the vtable pointer, seed, k, the range and the
-// words pointer) comes first and the object starts on a cache line, so a
+// Layout: what a query reads (the vtable pointer and, for the blocked layout,
+// FilterReader's inline copy of the parameters; here, seed, k, the range and
+// the words pointer) comes first and the object starts on a cache line, so a
 // query touches one line of the object besides the filter's own line. With
 // thousands of open tables the objects are not all cached, and a second miss
 // per query would cost as much as the filter's.
@@ -74,13 +75,14 @@ class StandardBloomReader final : public BloomReaderBase {
   explicit StandardBloomReader(const FilterContents& contents)
       : BloomReaderBase(contents, contents.info.num_bits) {}
 
-  bool MayMatch(FilterKeyHash* key) const override {
+ protected:
+  bool DoMayMatch(FilterKeyHash* key) const override {
     return StandardMayContain(key->ForSeed(seed_), num_probes_, range_,
                               words_.data());
   }
   // The first probe's word: an absent key usually stops there or at the
   // second.
-  void Prefetch(FilterKeyHash* key) const override {
+  void DoPrefetch(FilterKeyHash* key) const override {
     ForEachStandardProbe(key->ForSeed(seed_), 1, range_, [this](uint64_t bit) {
       __builtin_prefetch(words_.data() + (bit >> 6));
       return false;
@@ -90,17 +92,17 @@ class StandardBloomReader final : public BloomReaderBase {
 
 class BlockedBloomReader final : public BloomReaderBase {
  public:
+  // Queries run inline in FilterReader::MayMatch and Prefetch (every probe
+  // of a key is in one line, the one prefetched).
   explicit BlockedBloomReader(const FilterContents& contents)
-      : BloomReaderBase(contents, contents.info.num_bits / kFilterLineBits) {}
+      : BloomReaderBase(contents, contents.info.num_bits / kFilterLineBits) {
+    SetBlockedBloom(words_.data(), range_, num_probes_, seed_);
+  }
 
-  bool MayMatch(FilterKeyHash* key) const override {
+ protected:
+  bool DoMayMatch(FilterKeyHash* key) const override {
     return BlockedMayContain(key->ForSeed(seed_), num_probes_, range_,
                              words_.data());
-  }
-  // Every probe of a key is in one line.
-  void Prefetch(FilterKeyHash* key) const override {
-    __builtin_prefetch(words_.data() +
-                       BlockedLine(key->ForSeed(seed_), range_) * kLineWords);
   }
 };
 
@@ -108,10 +110,12 @@ class BlockedBloomReader final : public BloomReaderBase {
 class UnknownFilterReader final : public FilterReader {
  public:
   explicit UnknownFilterReader(const FilterInfo& info) : info_(info) {}
-  bool MayMatch(FilterKeyHash*) const override { return true; }
   FilterInfo info() const override { return info_; }
   size_t MemoryUsage() const override { return sizeof(*this); }
   double FillRatio() const override { return 0.0; }
+
+ protected:
+  bool DoMayMatch(FilterKeyHash*) const override { return true; }
 
  private:
   const FilterInfo info_;

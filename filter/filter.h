@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "filter/bloom_probe.h"
 #include "sift/options.h"
 #include "util/hash.h"
 
@@ -116,6 +117,11 @@ class FilterKeyHash {
 
 // A parsed filter, owning its bit array.
 //
+// Queries are not virtual for the blocked Bloom layout (the default kind):
+// a lookup probes one filter per table it meets, and a batch probes dozens in
+// a row, so MayMatch and Prefetch inline its probe at the caller and reach
+// the other kinds through a virtual call.
+//
 // Thread safety: const methods are safe for concurrent use.
 class FilterReader {
  public:
@@ -129,15 +135,30 @@ class FilterReader {
       std::string_view serialized);
 
   // False only if the key was certainly not added. Never a false negative.
-  virtual bool MayMatch(FilterKeyHash* key) const = 0;
+  bool MayMatch(FilterKeyHash* key) const {
+    if (blocked_.words != nullptr) {
+      return BlockedMayContain(key->ForSeed(blocked_.seed), blocked_.num_probes,
+                               blocked_.num_lines, blocked_.words);
+    }
+    return DoMayMatch(key);
+  }
   bool KeyMayMatch(std::string_view key) const {
     FilterKeyHash hash(key);
     return MayMatch(&hash);
   }
   // Start loading the memory MayMatch(key) will read, without waiting for
   // it: a batch of lookups prefetches every key's line before probing any,
-  // so the cache misses overlap. A hint only. Default: nothing.
-  virtual void Prefetch(FilterKeyHash* key) const { (void)key; }
+  // so the cache misses overlap. A hint only.
+  void Prefetch(FilterKeyHash* key) const {
+    if (blocked_.words != nullptr) {
+      __builtin_prefetch(
+          blocked_.words +
+          BlockedLine(key->ForSeed(blocked_.seed), blocked_.num_lines) *
+              kLineWords);
+      return;
+    }
+    DoPrefetch(key);
+  }
   void Prefetch(std::string_view key) const {
     FilterKeyHash hash(key);
     Prefetch(&hash);
@@ -148,6 +169,31 @@ class FilterReader {
   // Fraction of bits set (0 for an unknown filter); for a binary fuse filter
   // the fraction of nonzero slots.
   virtual double FillRatio() const = 0;
+
+ protected:
+  // The query of a filter that is not a blocked Bloom filter.
+  virtual bool DoMayMatch(FilterKeyHash* key) const = 0;
+  // Its prefetch. Default: nothing.
+  virtual void DoPrefetch(FilterKeyHash* key) const { (void)key; }
+
+  // A blocked Bloom reader calls this from its constructor; from then on
+  // MayMatch and Prefetch are BlockedMayContain and BlockedLine over
+  // `words`, which the reader owns for its whole life and which hold at
+  // least one line (bloom_probe.h).
+  void SetBlockedBloom(const uint64_t* words, uint64_t num_lines,
+                       uint32_t num_probes, uint64_t seed) {
+    blocked_ = {words, num_lines, seed, num_probes};
+  }
+
+ private:
+  // words == nullptr: another kind, queried through DoMayMatch.
+  struct BlockedBloom {
+    const uint64_t* words = nullptr;
+    uint64_t num_lines = 0;
+    uint64_t seed = 0;
+    uint32_t num_probes = 0;
+  };
+  BlockedBloom blocked_;
 };
 
 }  // namespace sift

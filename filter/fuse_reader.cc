@@ -81,7 +81,8 @@ class FuseReader final : public FuseReaderBase {
  public:
   using FuseReaderBase::FuseReaderBase;
 
-  bool MayMatch(FilterKeyHash* key) const override {
+ protected:
+  bool DoMayMatch(FilterKeyHash* key) const override {
     const uint64_t g = FuseRemix(key->ForSeed(seed_), attempt_);
     const FuseSlots s = FuseSlotsOf(g, range_, segment_length_log2_);
     return (Load(s.slot[0]) ^ Load(s.slot[1]) ^ Load(s.slot[2])) ==
@@ -89,7 +90,7 @@ class FuseReader final : public FuseReaderBase {
   }
 
   // The three slots' bytes, one segment apart: three cache lines.
-  void Prefetch(FilterKeyHash* key) const override {
+  void DoPrefetch(FilterKeyHash* key) const override {
     const uint64_t g = FuseRemix(key->ForSeed(seed_), attempt_);
     const FuseSlots s = FuseSlotsOf(g, range_, segment_length_log2_);
     for (uint64_t slot : s.slot) {
@@ -112,7 +113,9 @@ class FuseReader final : public FuseReaderBase {
 class EmptyFuseReader final : public FuseReaderBase {
  public:
   using FuseReaderBase::FuseReaderBase;
-  bool MayMatch(FilterKeyHash*) const override { return false; }
+
+ protected:
+  bool DoMayMatch(FilterKeyHash*) const override { return false; }
 };
 
 }  // namespace

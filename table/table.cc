@@ -196,7 +196,8 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
   return BlockRef::Cached(cache, h);
 }
 
-Table::Table(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Table::Table(std::unique_ptr<Rep> rep)
+    : rep_(std::move(rep)), filter_(rep_->filter.get()) {}
 Table::~Table() = default;
 
 absl::Status Table::Rep::ReadTailBytes(uint64_t offset, size_t n,
@@ -335,17 +336,6 @@ absl::Status Table::Get(
   return GetAfterFilter(options, key, handle, stats);
 }
 
-bool Table::FilterMayMatch(FilterKeyHash* filter_key, ReadStats* stats) const {
-  const FilterReader* filter = rep_->filter.get();
-  if (filter == nullptr) return true;
-  if (!filter->MayMatch(filter_key)) {
-    stats->filter_negatives++;
-    return false;
-  }
-  stats->filter_positives++;
-  return true;
-}
-
 absl::Status Table::GetAfterFilter(
     const ReadOptions& options, std::string_view key,
     absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
@@ -419,10 +409,6 @@ absl::Status Table::GetInDataBlock(
   return absl::OkStatus();
 }
 
-void Table::PrefetchFilter(FilterKeyHash* filter_key) const {
-  if (rep_->filter != nullptr) rep_->filter->Prefetch(filter_key);
-}
-
 std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options) const {
   const Rep* r = rep_.get();
   return NewTwoLevelIterator(
@@ -454,7 +440,6 @@ uint64_t Table::ApproximateOffsetOf(std::string_view key) const {
 }
 
 const TableProperties& Table::properties() const { return rep_->properties; }
-const FilterReader* Table::filter() const { return rep_->filter.get(); }
 size_t Table::FilterMemoryUsage() const {
   return rep_->filter != nullptr ? rep_->filter->MemoryUsage() : 0;
 }

@@ -10,6 +10,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "filter/filter.h"
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
@@ -18,8 +19,6 @@
 
 namespace sift {
 
-class FilterKeyHash;
-class FilterReader;
 struct TableProperties;
 
 // An open, immutable table. The footer, index, filter and properties are read
@@ -68,7 +67,16 @@ class Table {
   // FilterMayMatch: false when the filter rules the key out (counted in
   // stats->filter_negatives); true, counted as a filter positive, otherwise
   // and for a table without a filter (counted as nothing).
-  bool FilterMayMatch(FilterKeyHash* filter_key, ReadStats* stats) const;
+  // Inline: a lookup calls it for every table it meets.
+  bool FilterMayMatch(FilterKeyHash* filter_key, ReadStats* stats) const {
+    if (filter_ == nullptr) return true;
+    if (!filter_->MayMatch(filter_key)) {
+      ++stats->filter_negatives;
+      return false;
+    }
+    ++stats->filter_positives;
+    return true;
+  }
   // The rest of Get (index, data block, `handle`), once FilterMayMatch
   // answered true for `key`.
   absl::Status GetAfterFilter(
@@ -109,7 +117,9 @@ class Table {
   // Start loading the filter memory FilterMayMatch will probe
   // (FilterReader::Prefetch); a batch of lookups calls this for all its keys
   // first. Same REQUIRES as FilterMayMatch.
-  void PrefetchFilter(FilterKeyHash* filter_key) const;
+  void PrefetchFilter(FilterKeyHash* filter_key) const {
+    if (filter_ != nullptr) filter_->Prefetch(filter_key);
+  }
 
   // Iterator over all entries. REQUIRES: the Table outlives it.
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) const;
@@ -119,7 +129,7 @@ class Table {
 
   const TableProperties& properties() const;
   // nullptr if the table has no filter.
-  const FilterReader* filter() const;
+  const FilterReader* filter() const { return filter_; }
   // Bytes held in memory for the filter (0 if none).
   size_t FilterMemoryUsage() const;
   // Bytes held in memory for the index block.
@@ -129,6 +139,9 @@ class Table {
   struct Rep;
   explicit Table(std::unique_ptr<Rep> rep);
   std::unique_ptr<Rep> rep_;
+  // rep_->filter, held here too so that the filter calls above inline
+  // without reaching into Rep. Never changes after construction.
+  const FilterReader* const filter_;
 };
 
 }  // namespace sift
