@@ -313,22 +313,47 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   // Level 0: files may overlap; the newest (highest number, last in the
   // list) answers first.
   const FileList& level0 = files_[0];
-  for (auto it = level0.rbegin(); it != level0.rend(); ++it) {
-    const FileMetaData& f = **it;
-    if (!InRange(*icmp_, user_key, f)) continue;
-    Outcome outcome;
-    if (absl::Status s = probe(f, 0, &outcome); !s.ok()) return s;
-    if (outcome != Outcome::kNotHere) return Answer(outcome);
+  if (!level0.empty()) {
+    const LevelBounds& bounds = bounds_[0];
+    LevelBounds::Position position;
+    if (bounds.usable()) position = bounds.Locate(user_key);
+    for (size_t i = level0.size(); i-- > 0;) {
+      const FileMetaData& f = *level0[i];
+      if (bounds.usable() ? !bounds.AtOrAfterSmallest(*icmp_, level0, i,
+                                                      user_key, position) ||
+                                !bounds.AtOrBeforeLargest(*icmp_, level0, i,
+                                                          user_key, position)
+                          : !InRange(*icmp_, user_key, f)) {
+        continue;
+      }
+      Outcome outcome;
+      if (absl::Status s = probe(f, 0, &outcome); !s.ok()) return s;
+      if (outcome != Outcome::kNotHere) return Answer(outcome);
+    }
   }
 
   // Deeper levels: at most one file can hold the key.
   for (int level = 1; level < config::kNumLevels; ++level) {
     const FileList& files = files_[level];
     if (files.empty()) continue;
-    const size_t index = FindFile(*icmp_, files, key.internal_key());
-    if (index >= files.size()) continue;
+    const LevelBounds& bounds = bounds_[level];
+    size_t index;
+    if (bounds.usable()) {
+      const LevelBounds::Position position = bounds.Locate(user_key);
+      index = bounds.FindFile(*icmp_, files, key.internal_key(), position);
+      if (index >= files.size() ||
+          !bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
+        continue;
+      }
+    } else {
+      index = FindFile(*icmp_, files, key.internal_key());
+      if (index >= files.size() ||
+          icmp_->CompareUserKeys(user_key, files[index]->smallest.user_key()) <
+              0) {
+        continue;
+      }
+    }
     const FileMetaData& f = *files[index];
-    if (icmp_->CompareUserKeys(user_key, f.smallest.user_key()) < 0) continue;
     Outcome outcome;
     if (absl::Status s = probe(f, level, &outcome); !s.ok()) return s;
     if (outcome != Outcome::kNotHere) return Answer(outcome);
@@ -471,16 +496,30 @@ void Version::MultiGet(const ReadOptions& options,
   for (int level = 1; level < config::kNumLevels; ++level) {
     const FileList& files = files_[level];
     if (files.empty()) continue;
+    const LevelBounds& bounds = bounds_[level];
     size_t index = 0;
     for (size_t i = 0; i < lookups.size(); ++i) {
       const BatchLookup& l = lookups[i];
       if (l.done) continue;
-      index = FindFileFrom(*icmp_, files, index, l.key->internal_key());
-      if (index >= files.size()) break;  // this and every later key
-      if (icmp_->CompareUserKeys(l.key->user_key(),
-                                 files[index]->smallest.user_key()) >= 0) {
-        round.push_back(Probe{i, level, files[index].get(), nullptr});
+      const std::string_view user_key = l.key->user_key();
+      if (bounds.usable()) {
+        const LevelBounds::Position position = bounds.Locate(user_key);
+        index = bounds.FindFile(*icmp_, files, l.key->internal_key(), position,
+                                index);
+        if (index >= files.size()) break;  // this and every later key
+        if (!bounds.AtOrAfterSmallest(*icmp_, files, index, user_key,
+                                      position)) {
+          continue;
+        }
+      } else {
+        index = FindFileFrom(*icmp_, files, index, l.key->internal_key());
+        if (index >= files.size()) break;
+        if (icmp_->CompareUserKeys(user_key,
+                                   files[index]->smallest.user_key()) < 0) {
+          continue;
+        }
       }
+      round.push_back(Probe{i, level, files[index].get(), nullptr});
     }
     run_round();
   }
@@ -578,6 +617,9 @@ void Version::GetOverlappingInputs(int level, const InternalKey* begin,
 }
 
 void Version::Finalize() {
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    bounds_[level].Build(*icmp_, files_[level]);
+  }
   int best_level = -1;
   double best_score = -1;
   // The last level has nowhere to go.

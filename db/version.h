@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "db/dbformat.h"
+#include "db/level_bounds.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "filter/filter.h"
@@ -20,8 +21,6 @@
 #include "sift/read_stats.h"
 
 namespace sift {
-
-using FileList = std::vector<std::shared_ptr<const FileMetaData>>;
 
 // Index of the first file in `files` whose largest key is >= internal_key
 // (files.size() if none). REQUIRES: `files` is sorted by key range and the
@@ -156,13 +155,17 @@ class Version {
                                         TableCache::TableRef* ref,
                                         ReadStats* stats) const;
 
-  // Computes compaction_level_/score_. Called once before installing.
+  // Computes compaction_level_/score_ and bounds_. Called once before
+  // installing.
   void Finalize();
 
   TableCache* const table_cache_;
   const InternalKeyComparator* const icmp_;
   const uint64_t max_file_size_;
   std::array<FileList, config::kNumLevels> files_;
+  // Of each level (built by Finalize): the range tests and searches of Get
+  // and MultiGet, when usable.
+  std::array<LevelBounds, config::kNumLevels> bounds_;
   int compaction_level_ = -1;
   double compaction_score_ = -1;
 };

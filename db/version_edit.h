@@ -2,6 +2,7 @@
 #define SIFT_DB_VERSION_EDIT_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,6 +30,10 @@ struct FileMetaData {
   // open table, once a read pinned it. See TablePinSlot.
   TablePinSlot pin;
 };
+
+// The files of one level: level 0 in the order they were added, deeper
+// levels sorted by key range.
+using FileList = std::vector<std::shared_ptr<const FileMetaData>>;
 
 // One change to the set of live tables and counters, as logged in the
 // MANIFEST (doc/manifest_format.md). Every field is optional.

@@ -1,0 +1,145 @@
+#ifndef SIFT_DB_LEVEL_BOUNDS_H_
+#define SIFT_DB_LEVEL_BOUNDS_H_
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/version_edit.h"
+#include "util/comparator.h"
+
+namespace sift {
+
+// The key ranges of a level's files as 64-bit integers, so that finding a
+// key's file compares integers, not strings: a point read checks the range of
+// every level-0 table and searches every deeper level, and the string
+// compares were a fifth of an absent-key Get.
+//
+// Bytewise comparator only. Every key of the level starts with `common`, the
+// longest prefix shared by the level's smallest and largest user keys; a key
+// that starts with it is represented by its "window", the 8 bytes after
+// `common` read big-endian, zero-padded past the key's end. Windows order as
+// the keys do where they differ: a < b whenever window(a) < window(b). Equal
+// windows decide nothing, and the search compares the keys themselves there.
+//
+// Invariant: either usable() is false, or largest_ and smallest_ hold one
+// window per file of the FileList given to Build, in the same order.
+//
+// Thread safety: const methods are safe for concurrent use.
+class LevelBounds {
+ public:
+  // Builds the windows of `files` when `icmp` orders user keys bytewise and
+  // `files` is not empty; otherwise the bounds stay unusable. FindFile needs
+  // the files sorted and disjoint (a level >= 1); the range tests do not.
+  void Build(const InternalKeyComparator& icmp, const FileList& files);
+
+  bool usable() const { return usable_; }
+
+  // Where a user key stands against the level, computed once per search.
+  class Position {
+   private:
+    friend class LevelBounds;
+    enum class Side : uint8_t { kBefore, kInside, kAfter };
+    Side side = Side::kBefore;  // against the prefix every key shares
+    uint64_t window = 0;        // valid when side == kInside
+  };
+  // REQUIRES: usable().
+  Position Locate(std::string_view user_key) const {
+    Position p;
+    const size_t n = std::min(user_key.size(), common_.size());
+    const int r = CompareBytes(user_key.substr(0, n), common_);
+    if (r > 0) {
+      p.side = Position::Side::kAfter;
+    } else if (r == 0 && user_key.size() >= common_.size()) {
+      // (A proper prefix of the common prefix sorts before the level.)
+      p.side = Position::Side::kInside;
+      p.window = Window(user_key);
+    }
+    return p;
+  }
+
+  // The first file at or after `from` whose largest internal key is at or
+  // after `internal_key` (files.size() if none), as FindFile (db/version.h)
+  // computes it when `from` is 0. REQUIRES: usable(), `files` the list given
+  // to Build, `position` = Locate of the key's user key, every file before
+  // `from` ends before `internal_key`.
+  size_t FindFile(const InternalKeyComparator& icmp, const FileList& files,
+                  std::string_view internal_key, const Position& position,
+                  size_t from = 0) const {
+    // The common case of a batch's sorted keys, inline: the key's file is
+    // the one the previous key fell into.
+    if (position.side == Position::Side::kInside && from < largest_.size() &&
+        largest_[from] > position.window) {
+      return from;
+    }
+    return Search(icmp, files, internal_key, position, from);
+  }
+
+  // Whether `user_key` is at or after the smallest user key of files[index].
+  // REQUIRES: as FindFile's, and index < files.size().
+  bool AtOrAfterSmallest(const InternalKeyComparator& icmp,
+                         const FileList& files, size_t index,
+                         std::string_view user_key,
+                         const Position& position) const {
+    if (position.side != Position::Side::kInside) {
+      return position.side == Position::Side::kAfter;
+    }
+    if (position.window != smallest_[index]) {
+      return position.window > smallest_[index];
+    }
+    return icmp.CompareUserKeys(user_key, files[index]->smallest.user_key()) >=
+           0;
+  }
+  // Whether `user_key` is at or before the largest user key of files[index].
+  // Same REQUIRES.
+  bool AtOrBeforeLargest(const InternalKeyComparator& icmp,
+                         const FileList& files, size_t index,
+                         std::string_view user_key,
+                         const Position& position) const {
+    if (position.side != Position::Side::kInside) {
+      return position.side == Position::Side::kBefore;
+    }
+    if (position.window != largest_[index]) {
+      return position.window < largest_[index];
+    }
+    return icmp.CompareUserKeys(user_key, files[index]->largest.user_key()) <=
+           0;
+  }
+
+ private:
+  // FindFile past its inline case.
+  size_t Search(const InternalKeyComparator& icmp, const FileList& files,
+                std::string_view internal_key, const Position& position,
+                size_t from) const;
+
+  // The 8 bytes of `user_key` after the common prefix, big-endian,
+  // zero-padded. REQUIRES: user_key starts with common_.
+  uint64_t Window(std::string_view user_key) const {
+    const std::string_view rest = user_key.substr(common_.size());
+    uint64_t window = 0;
+    if (rest.size() >= 8) {
+      std::memcpy(&window, rest.data(), 8);
+    } else if (!rest.empty()) {
+      std::memcpy(&window, rest.data(), rest.size());
+    }
+    if constexpr (std::endian::native == std::endian::little) {
+      window = __builtin_bswap64(window);
+    }
+    return window;
+  }
+
+  bool usable_ = false;
+  std::string common_;
+  std::vector<uint64_t> smallest_;  // window of each file's smallest user key
+  std::vector<uint64_t> largest_;   // window of each file's largest user key
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_LEVEL_BOUNDS_H_
