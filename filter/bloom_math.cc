@@ -179,7 +179,10 @@ double BlockedFpr(uint64_t num_bits, uint64_t num_keys, uint32_t num_probes) {
 double TheoreticalFpr(FilterKind kind, uint64_t num_bits, uint64_t num_keys,
                       uint32_t num_probes) {
   if (kind == FilterKind::kBinaryFuse) {
-    const uint64_t slots = FuseLayoutFor(num_keys, 1).num_slots();
+    // num_probes is the arity (3 for format version 1, 4 for version 2).
+    const uint32_t arity =
+        num_probes == kFuseArityV1 ? kFuseArityV1 : kFuseArity;
+    const uint64_t slots = FuseLayoutFor(num_keys, 1, arity).num_slots();
     if (slots == 0) return 0.0;
     return FuseFpr(static_cast<uint32_t>(
         std::clamp<uint64_t>(num_bits / slots, 1, kMaxFingerprintBits)));

@@ -1,5 +1,7 @@
 #include "filter/filter_format.h"
 
+#include <cassert>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "filter/bloom_math.h"
@@ -75,7 +77,9 @@ std::string EncodeFilter(const FilterHeader& header, std::string_view bits) {
 void FuseHeader::EncodeTo(std::string* dst) const {
   char buf[kEncodedLength] = {};
   buf[kKindOffset] = static_cast<char>(kBinaryFuseTag);
-  buf[kVersionOffset] = static_cast<char>(kFuseFormatVersion);
+  assert(layout.arity == kFuseArity || layout.arity == kFuseArityV1);
+  buf[kVersionOffset] = static_cast<char>(
+      layout.arity == kFuseArityV1 ? kFuseFormatVersionV1 : kFuseFormatVersion);
   buf[kFingerprintBitsOffset] = static_cast<char>(layout.fingerprint_bits);
   buf[kSegmentLog2Offset] = static_cast<char>(layout.segment_length_log2);
   buf[kAttemptOffset] = static_cast<char>(layout.attempt);
@@ -91,9 +95,15 @@ absl::Status FuseHeader::DecodeFrom(std::string_view input) {
                    0);
   }
   const char* p = input.data();
+  const uint8_t version = static_cast<uint8_t>(p[kVersionOffset]);
+  if (FuseArityOfVersion(version) == 0) {
+    return Corrupt(absl::StrCat("binary fuse version ", version),
+                   kVersionOffset);
+  }
   for (size_t i = kFuseReservedOffset; i < kSegmentCountOffset; ++i) {
     if (p[i] != 0) return Corrupt("nonzero reserved byte", i);
   }
+  layout.arity = FuseArityOfVersion(version);
   layout.fingerprint_bits = static_cast<uint8_t>(p[kFingerprintBitsOffset]);
   layout.segment_length_log2 = static_cast<uint8_t>(p[kSegmentLog2Offset]);
   layout.attempt = static_cast<uint8_t>(p[kAttemptOffset]);
@@ -206,7 +216,7 @@ absl::Status DecodeFuse(std::string_view serialized, size_t body_end,
     return Corrupt("nonzero padding bits after the last slot", body_end - 1);
   }
   result->info.known = true;
-  result->info.num_probes = kFuseArity;
+  result->info.num_probes = header.layout.arity;
   result->info.num_bits = header.layout.num_bits();
   result->info.fingerprint_bits = header.layout.fingerprint_bits;
   result->info.num_keys = header.num_keys;
@@ -222,7 +232,7 @@ bool KnownKindAndVersion(uint8_t kind, uint8_t version) {
     case kBlockedBloomTag:
       return version == kFilterFormatVersion;
     case kBinaryFuseTag:
-      return version == kFuseFormatVersion;
+      return FuseArityOfVersion(version) != 0;
     default:
       return false;
   }

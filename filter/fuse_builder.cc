@@ -2,15 +2,15 @@
 // only the hashes are kept (8 bytes a key); the array is sized and filled at
 // Finish, when the number of distinct keys is known.
 //
-// Construction (Graf & Lemire): every key adds itself to its three slots'
-// counts and to their XOR of hashes. A slot with exactly one key left names
-// that key (its XOR is the key's hash), so the key is peeled off: it is
-// removed from its other two slots, which may leave them with one key in turn.
-// If every key is peeled, the slots are filled in reverse peel order, each
-// key's peeled slot set to its fingerprint XOR its other two slots (which no
-// later-filled key changes). If some keys remain, the attempt failed; the
-// next attempt remixes the hashes (FuseRemix) and, after every few failures,
-// grows the array.
+// Construction (Graf & Lemire): every key adds itself to its slots' counts
+// (four slots a key in format version 2, three in version 1) and to their XOR
+// of hashes. A slot with exactly one key left names that key (its XOR is the
+// key's hash), so the key is peeled off: it is removed from its other slots,
+// which may leave them with one key in turn. If every key is peeled, the
+// slots are filled in reverse peel order, each key's peeled slot set to its
+// fingerprint XOR its other slots (which no later-filled key changes). If
+// some keys remain, the attempt failed; the next attempt remixes the hashes
+// (FuseRemix) and, after every few failures, grows the array.
 
 #include <algorithm>
 #include <cassert>
@@ -133,12 +133,14 @@ class ScratchArray {
   size_t capacity_ = 0;
 };
 
-// Scratch space of the construction, reused across attempts. Per slot it
+// Scratch space of the construction for one arity (3 or 4 slots a key),
+// reused across attempts. Per slot it
 // keeps one count byte and the XOR of the hashes of the keys in the slot
 // (~9 bytes a slot, ~10 MiB for a million keys); per key the remixed hash and
 // a byte. Every phase walks these arrays close to address order (see
 // SortBySegment and Peel), so they are read a cache line at a time instead of
 // missing the cache on each key.
+template <uint32_t Arity>
 class FusePeeler {
  public:
   // Peels `hashes` (distinct) under `layout`. On success fills `slots`
@@ -154,12 +156,23 @@ class FusePeeler {
     return true;
   }
 
+  // After a failed Build: whether a slot was left holding two keys with the
+  // same hash (count 2, XOR 0), i.e. a key added twice. That is how a
+  // repeated key usually shows: every other key peels, and the two copies
+  // are left alone in their slots. Reads a byte a slot.
+  bool LeftARepeatedHash() const {
+    for (uint64_t i = 0; i < num_slots_; ++i) {
+      if ((count_[i] >> 2) == 2 && xor_[i] == 0) return true;
+    }
+    return false;
+  }
+
  private:
   // Fills sorted_ with the remixed hashes in order of their first slot's
   // segment (a counting sort: two passes). Keys then visit the count arrays
   // in address order, a few segments at a time, instead of at random: with
   // a million keys the arrays are ~10 MiB, and random visits would miss the
-  // cache three times a key. The result does not depend on the order.
+  // cache on every slot of a key. The result does not depend on the order.
   // (Remixing twice is cheaper than keeping a third array of hashes.)
   void SortBySegment(const HashBlocks& hashes, const FuseLayout& layout) {
     const uint64_t segments = layout.segment_count;
@@ -182,9 +195,10 @@ class FusePeeler {
     });
   }
 
-  // Adds every key to its three slots. count_[i] holds 4 per key in its high
-  // six bits and, in its low two, the XOR of the keys' indexes of slot i among
-  // their three slots: once one key is left, its index. Six bits count to 63;
+  // Adds every key to its slots. count_[i] holds 4 per key in its high six
+  // bits and, in its low two, the XOR of the keys' indexes of slot i among
+  // their Arity (<= 4) slots: once one key is left, its index. Six bits count
+  // to 63;
   // a slot reaching 64 keys would wrap and could then pass for a slot with
   // one key (whose XOR is not a key's hash), so the attempt fails instead.
   // Only repeated hashes get there (at the paper's sizes a slot holds a
@@ -196,8 +210,8 @@ class FusePeeler {
     bool overflow = false;
     for (size_t k = 0; k < num_keys_; ++k) {
       const uint64_t g = sorted_[k];
-      const FuseSlots s = FuseSlotsOf(g, range_, log2_);
-      for (uint32_t j = 0; j < kFuseArity; ++j) {
+      const FuseSlots<Arity> s = FuseSlotsOf<Arity>(g, range_, log2_);
+      for (uint32_t j = 0; j < Arity; ++j) {
         const uint8_t c = static_cast<uint8_t>(count_[s.slot[j]] + 4);
         overflow |= c < 4;
         count_[s.slot[j]] = static_cast<uint8_t>(c ^ j);
@@ -211,7 +225,7 @@ class FusePeeler {
   // was. The slots are scanned in address order; peeling a key can leave
   // one key in its other slots, and those after the scan position are met by
   // the scan, so only those at or before it wait on stack_ (a few at a time).
-  // A key's slots lie in three consecutive segments, so the slots touched
+  // A key's slots lie in consecutive segments, so the slots touched
   // stay within a few segments of the scan position, in cache.
   // The peel order reuses sorted_, which the counts no longer need: key k of
   // the order is sorted_[k], peeled from its slot peeled_index_[k].
@@ -237,9 +251,9 @@ class FusePeeler {
   // the data, and the branch was mispredicted often enough to cost more
   // than the extra stores.
   void PeelSlot(uint64_t i, uint64_t scan) {
-    // Room for the three writes below; the stack rarely holds more than a
+    // Room for the Arity writes below; the stack rarely holds more than a
     // few slots, so this seldom grows it.
-    if (stack_size_ + kFuseArity > stack_.size()) {
+    if (stack_size_ + Arity > stack_.size()) {
       stack_.resize(2 * stack_.size() + 64);
     }
     // Each key is peeled once, so only a broken count (see CountKeys) could
@@ -249,8 +263,8 @@ class FusePeeler {
     const uint32_t index = count_[i] & 3;
     sorted_[num_peeled_] = g;
     peeled_index_[num_peeled_++] = static_cast<uint8_t>(index);
-    const FuseSlots s = FuseSlotsOf(g, range_, log2_);
-    for (uint32_t j = 0; j < kFuseArity; ++j) {
+    const FuseSlots<Arity> s = FuseSlotsOf<Arity>(g, range_, log2_);
+    for (uint32_t j = 0; j < Arity; ++j) {
       const uint64_t other = s.slot[j];
       const uint8_t c = static_cast<uint8_t>((count_[other] - 4) ^ j);
       count_[other] = c;
@@ -262,10 +276,10 @@ class FusePeeler {
   }
 
   // Sets the slots in reverse peel order: a key's peeled slot gets its
-  // fingerprint XOR its other two slots, which no key set later changes (a
-  // key set later was peeled earlier, alone in its peeled slot while this
-  // key was still in all three of its own). The peeled slot is still zero
-  // when the key is set (each slot is peeled at most once), so all three are
+  // fingerprint XOR its other slots, which no key set later changes (a key
+  // set later was peeled earlier, alone in its peeled slot while this key
+  // was still in all of its own). The peeled slot is still zero when the key
+  // is set (each slot is peeled at most once), so all of them are
   // XORed in without a branch. Byte-aligned widths (8 bits is the common
   // one) read and write their slots without the bit shifting.
   void Fill(const FuseLayout& layout, std::string* slots) const {
@@ -311,9 +325,9 @@ class FusePeeler {
     const uint32_t mask = FingerprintMask(w);
     for (size_t k = num_peeled_; k-- > 0;) {
       const uint64_t g = sorted_[k];
-      const FuseSlots s = FuseSlotsOf(g, range_, log2_);
-      const uint32_t value = FuseFingerprint(g, mask) ^ array.Load(s.slot[0]) ^
-                             array.Load(s.slot[1]) ^ array.Load(s.slot[2]);
+      const FuseSlots<Arity> s = FuseSlotsOf<Arity>(g, range_, log2_);
+      uint32_t value = FuseFingerprint<Arity>(g, mask);
+      for (uint32_t j = 0; j < Arity; ++j) value ^= array.Load(s.slot[j]);
       array.Store(s.slot[peeled_index_[k]], value);
     }
   }
@@ -342,10 +356,16 @@ class FusePeeler {
 class FuseFilterBuilder final : public FilterBuilder {
  public:
   // Fingerprints of `fixed_bits` bits, or (fixed_bits == 0) the widest the
-  // budget of `bits_per_key` affords for the number of distinct keys.
-  FuseFilterBuilder(uint32_t fixed_bits, double bits_per_key, uint64_t seed)
-      : fixed_bits_(fixed_bits), bits_per_key_(bits_per_key), seed_(seed) {
+  // budget of `bits_per_key` affords for the number of distinct keys, in the
+  // layout of `format_version` (1: 3-wise, 2: 4-wise).
+  FuseFilterBuilder(uint32_t fixed_bits, double bits_per_key, uint64_t seed,
+                    uint32_t format_version)
+      : fixed_bits_(fixed_bits),
+        bits_per_key_(bits_per_key),
+        seed_(seed),
+        arity_(FuseArityOfVersion(format_version)) {
     assert(fixed_bits <= kMaxFingerprintBits);
+    assert(arity_ != 0);
   }
 
   void AddKey(std::string_view key) override {
@@ -360,8 +380,12 @@ class FuseFilterBuilder final : public FilterBuilder {
     FuseHeader header;
     header.seed = seed_;
     std::string slots;
+    header.layout.arity = arity_;
     header.layout.fingerprint_bits = WidthFor(0);
-    if (!hashes_.empty()) header.layout = Construct(&slots);
+    if (!hashes_.empty()) {
+      header.layout = arity_ == kFuseArityV1 ? Construct<kFuseArityV1>(&slots)
+                                             : Construct<kFuseArity>(&slots);
+    }
     header.num_keys = hashes_.size();
     slots.resize(header.layout.num_bytes());
     hashes_.Clear();
@@ -370,23 +394,40 @@ class FuseFilterBuilder final : public FilterBuilder {
 
  private:
   // Runs attempts until one peels every key; returns its layout. Keys added
-  // twice (not adjacently) share a hash and can never be peeled, so the first
-  // failure also removes repeated hashes. The array grows by about 6% every
-  // kAttemptsPerSize failures, so construction ends long before kMaxAttempts
-  // (a failure at the paper's sizes is rare: one attempt in hundreds or less).
+  // twice (not adjacently) share a hash and can never be peeled. Removing
+  // repeated hashes sorts all of them, about the cost of an attempt, and the
+  // 4-wise sizes are chosen so that an attempt fails now and then
+  // (FuseSizeFactor), so it is done only once a failed attempt shows a
+  // repeat (FusePeeler::LeftARepeatedHash) or before the array would grow;
+  // the array is then sized for the distinct keys. The array grows by about
+  // 6% every kAttemptsPerSize failures at one size, so construction ends
+  // long before kMaxAttempts (at the writers' sizes most first attempts
+  // succeed).
+  template <uint32_t Arity>
   FuseLayout Construct(std::string* slots) {
-    const uint64_t n = hashes_.size();
-    FuseLayout layout = FuseLayoutFor(n, WidthFor(n));
-    FusePeeler peeler;
+    FuseLayout layout =
+        FuseLayoutFor(hashes_.size(), WidthFor(hashes_.size()), Arity);
+    FusePeeler<Arity> peeler;
+    bool deduplicated = false;
+    uint32_t failures_at_size = 0;
     for (uint32_t attempt = 0; attempt < kMaxAttempts; ++attempt) {
       layout.attempt = attempt;
       if (peeler.Build(hashes_, layout, slots)) return layout;
-      if (attempt == 0) {
+      if (!deduplicated && (failures_at_size + 1 == kAttemptsPerSize ||
+                            peeler.LeftARepeatedHash())) {
+        deduplicated = true;
+        const uint64_t before = hashes_.size();
         hashes_.RemoveRepeats();
-        const uint64_t distinct = hashes_.size();
-        layout = FuseLayoutFor(distinct, WidthFor(distinct));
-      } else if ((attempt + 1) % kAttemptsPerSize == 0) {
+        if (hashes_.size() != before) {
+          layout =
+              FuseLayoutFor(hashes_.size(), WidthFor(hashes_.size()), Arity);
+          failures_at_size = 0;
+          continue;
+        }
+      }
+      if (++failures_at_size == kAttemptsPerSize) {
         layout.segment_count += 1 + layout.segment_count / 16;
+        failures_at_size = 0;
       }
     }
     // Unreachable in practice (the array has grown many times over); stated
@@ -397,9 +438,9 @@ class FuseFilterBuilder final : public FilterBuilder {
   }
 
   uint32_t WidthFor(uint64_t num_keys) const {
-    return fixed_bits_ != 0
-               ? fixed_bits_
-               : FingerprintBitsFor(bits_per_key_, num_keys, WidthCoin());
+    return fixed_bits_ != 0 ? fixed_bits_
+                            : FingerprintBitsFor(bits_per_key_, num_keys,
+                                                 WidthCoin(), arity_);
   }
 
   // The coin that rounds a fractional width (FingerprintBitsFor): uniform in
@@ -416,20 +457,24 @@ class FuseFilterBuilder final : public FilterBuilder {
   const uint32_t fixed_bits_;
   const double bits_per_key_;
   const uint64_t seed_;
+  const uint32_t arity_;
   HashBlocks hashes_;  // distinct-from-previous keys' hashes
 };
 
 }  // namespace
 
 std::unique_ptr<FilterBuilder> NewFuseFilterBuilder(uint32_t fingerprint_bits,
-                                                    uint64_t seed) {
+                                                    uint64_t seed,
+                                                    uint32_t format_version) {
   assert(fingerprint_bits >= 1 && fingerprint_bits <= kMaxFingerprintBits);
-  return std::make_unique<FuseFilterBuilder>(fingerprint_bits, 0.0, seed);
+  return std::make_unique<FuseFilterBuilder>(fingerprint_bits, 0.0, seed,
+                                             format_version);
 }
 
 std::unique_ptr<FilterBuilder> NewFuseFilterBuilderForBudget(
-    double bits_per_key, uint64_t seed) {
-  return std::make_unique<FuseFilterBuilder>(0, bits_per_key, seed);
+    double bits_per_key, uint64_t seed, uint32_t format_version) {
+  return std::make_unique<FuseFilterBuilder>(0, bits_per_key, seed,
+                                             format_version);
 }
 
 }  // namespace sift

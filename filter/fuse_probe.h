@@ -1,21 +1,31 @@
 #ifndef SIFT_FILTER_FUSE_PROBE_H_
 #define SIFT_FILTER_FUSE_PROBE_H_
 
-// Where a key's three slots are and what its fingerprint is, for the binary
-// fuse filter, and how w-bit slots are packed. The builder, the reader, the
-// tests and the benchmark all use these functions, so they agree by
-// construction.
+// Where a key's slots are and what its fingerprint is, for the binary fuse
+// filter, and how w-bit slots are packed. The builder, the reader, the tests
+// and the benchmarks all use these functions, so they agree by construction.
 //
 // A key is hashed once, h = XXH3-64(key, seed). Construction may fail for one
 // hash function (a 2-core remains after peeling), so the array is built from
-// g = FuseRemix(h, attempt) and the attempt that succeeded is stored. From g:
+// g = FuseRemix(h, attempt) and the attempt that succeeded is stored. With L
+// the segment length (a power of two <= 2^18) and m = L - 1:
 //   slot 0 = FastRange64(g, segment_count * L)          (the high bits of g)
-//   slot 1 = (slot 0 + L) ^ ((g >> 18) & (L - 1))
-//   slot 2 = (slot 0 + 2L) ^ (g & (L - 1))
-// with L the segment length (a power of two <= 2^18). Adding L moves to the
-// next segment and the XOR only changes the offset inside it, so the three
-// slots lie in three consecutive segments and are always distinct.
-//   fingerprint = (g ^ (g >> 32)) & (2^w - 1)
+//   slot 1 = (slot 0 + L) ^ ((g >> 18) & m)
+//   slot 2 = (slot 0 + 2L) ^ (g & m)
+//   slot 3 = (slot 0 + 3L) ^ ((g >> 36) & m)            (4-wise only)
+// Adding jL moves j segments on and the XOR only changes the offset inside
+// the segment, so a key's slots lie in consecutive segments and are always
+// distinct. Format version 1 is 3-wise (slots 0..2), version 2 4-wise.
+//
+// The fingerprint must not be a function of the slots: an absent key matches
+// with probability 2^-w only if its fingerprint is uniform whatever its slots
+// are. Version 1 folds g, (g ^ (g >> 32)) & (2^w - 1), whose bit i pairs g's
+// bits i and 32 + i; with the fourth offset taking bits 36.. as well, both
+// bits of a pair can be slot offsets (bits 4..7 with 2^8-slot segments).
+// Version 2 takes the fingerprint from the high half of g * C instead, each
+// bit of which depends on all the lower bits of g, slot offsets and unused
+// bits alike:
+//   fingerprint = ((g * C) >> 32) & (2^w - 1),   C = 0x9e3779b97f4a7c15
 
 #include <bit>
 #include <cstdint>
@@ -35,23 +45,37 @@ inline uint64_t FuseRemix(uint64_t h, uint32_t attempt) {
   return g;
 }
 
+// A key's slots: Arity of them (3 for format version 1, 4 for version 2).
+template <uint32_t Arity>
 struct FuseSlots {
-  uint64_t slot[3];
+  static_assert(Arity == 3 || Arity == 4);
+  uint64_t slot[Arity];
 };
 
 // REQUIRES: segment_range == segment_count << segment_length_log2 and
 // segment_length_log2 <= 18.
-inline FuseSlots FuseSlotsOf(uint64_t g, uint64_t segment_range,
-                             uint32_t segment_length_log2) {
+template <uint32_t Arity>
+inline FuseSlots<Arity> FuseSlotsOf(uint64_t g, uint64_t segment_range,
+                                    uint32_t segment_length_log2) {
   const uint64_t length = uint64_t{1} << segment_length_log2;
   const uint64_t mask = length - 1;
   const uint64_t s0 = FastRange64(g, segment_range);
-  return {
-      {s0, (s0 + length) ^ ((g >> 18) & mask), (s0 + 2 * length) ^ (g & mask)}};
+  const uint64_t s1 = (s0 + length) ^ ((g >> 18) & mask);
+  const uint64_t s2 = (s0 + 2 * length) ^ (g & mask);
+  if constexpr (Arity == 3) {
+    return {{s0, s1, s2}};
+  } else {
+    return {{s0, s1, s2, (s0 + 3 * length) ^ ((g >> 36) & mask)}};
+  }
 }
 
+template <uint32_t Arity>
 inline uint32_t FuseFingerprint(uint64_t g, uint32_t fingerprint_mask) {
-  return static_cast<uint32_t>(g ^ (g >> 32)) & fingerprint_mask;
+  if constexpr (Arity == 3) {
+    return static_cast<uint32_t>(g ^ (g >> 32)) & fingerprint_mask;
+  } else {
+    return static_cast<uint32_t>((g * kProbeMix) >> 32) & fingerprint_mask;
+  }
 }
 
 // 2^w - 1 for w in 1..32.

@@ -1,7 +1,10 @@
 // FilterReader for the binary fuse filter: parses the packed slots into
-// cache-line-aligned memory and answers a query with one hash, three slot
-// loads and a compare. 8-, 16- and 32-bit fingerprints are loaded as whole
-// bytes; other widths with a shift and a mask.
+// cache-line-aligned memory and answers a query with one hash, a slot load
+// per slot of the key (four in format version 2, three in version 1) and a
+// compare. 8-, 16- and 32-bit fingerprints are loaded as whole bytes; other
+// widths with a shift and a mask. The arity and the width are template
+// parameters, picked once when the filter is parsed, so a query neither
+// branches on them nor allocates.
 
 #include <bit>
 #include <cstdint>
@@ -75,8 +78,9 @@ class alignas(kCacheLineBytes) FuseReaderBase : public FilterReader {
   const FilterInfo info_;
 };
 
-// Word: the slot type for byte-aligned widths; void for any other width.
-template <typename Word>
+// Arity: slots per key (3: version 1, 4: version 2). Word: the slot type for
+// byte-aligned widths; void for any other width.
+template <uint32_t Arity, typename Word>
 class FuseReader final : public FuseReaderBase {
  public:
   using FuseReaderBase::FuseReaderBase;
@@ -84,15 +88,18 @@ class FuseReader final : public FuseReaderBase {
  protected:
   bool DoMayMatch(FilterKeyHash* key) const override {
     const uint64_t g = FuseRemix(key->ForSeed(seed_), attempt_);
-    const FuseSlots s = FuseSlotsOf(g, range_, segment_length_log2_);
-    return (Load(s.slot[0]) ^ Load(s.slot[1]) ^ Load(s.slot[2])) ==
-           FuseFingerprint(g, fingerprint_mask_);
+    const FuseSlots<Arity> s =
+        FuseSlotsOf<Arity>(g, range_, segment_length_log2_);
+    uint32_t x = Load(s.slot[0]) ^ Load(s.slot[1]) ^ Load(s.slot[2]);
+    if constexpr (Arity == 4) x ^= Load(s.slot[3]);
+    return x == FuseFingerprint<Arity>(g, fingerprint_mask_);
   }
 
-  // The three slots' bytes, one segment apart: three cache lines.
+  // The slots' bytes, one segment apart: a cache line each.
   void DoPrefetch(FilterKeyHash* key) const override {
     const uint64_t g = FuseRemix(key->ForSeed(seed_), attempt_);
-    const FuseSlots s = FuseSlotsOf(g, range_, segment_length_log2_);
+    const FuseSlots<Arity> s =
+        FuseSlotsOf<Arity>(g, range_, segment_length_log2_);
     for (uint64_t slot : s.slot) {
       __builtin_prefetch(array() + slot * fingerprint_bits_ / 8);
     }
@@ -120,21 +127,34 @@ class EmptyFuseReader final : public FuseReaderBase {
 
 }  // namespace
 
+namespace {
+
+template <uint32_t Arity>
+std::unique_ptr<FilterReader> NewReaderForArity(
+    const FilterContents& contents) {
+  switch (contents.fuse.fingerprint_bits) {
+    case 8:
+      return std::make_unique<FuseReader<Arity, uint8_t>>(contents);
+    case 16:
+      return std::make_unique<FuseReader<Arity, uint16_t>>(contents);
+    case 32:
+      return std::make_unique<FuseReader<Arity, uint32_t>>(contents);
+    default:
+      return std::make_unique<FuseReader<Arity, void>>(contents);
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<FilterReader> NewFuseFilterReader(
     const FilterContents& contents) {
   if (contents.fuse.segment_count == 0) {
     return std::make_unique<EmptyFuseReader>(contents);
   }
-  switch (contents.fuse.fingerprint_bits) {
-    case 8:
-      return std::make_unique<FuseReader<uint8_t>>(contents);
-    case 16:
-      return std::make_unique<FuseReader<uint16_t>>(contents);
-    case 32:
-      return std::make_unique<FuseReader<uint32_t>>(contents);
-    default:
-      return std::make_unique<FuseReader<void>>(contents);
-  }
+  // DecodeFilter accepted the version, so the arity is one of these.
+  return contents.fuse.arity == kFuseArityV1
+             ? NewReaderForArity<kFuseArityV1>(contents)
+             : NewReaderForArity<kFuseArity>(contents);
 }
 
 }  // namespace sift
