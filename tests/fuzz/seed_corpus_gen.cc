@@ -22,6 +22,8 @@
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
 #include "filter/filter.h"
+#include "filter/filter_format.h"
+#include "filter/fuse_filter.h"
 #include "sift/env.h"
 #include "sift/write_batch.h"
 #include "table/block_builder.h"
@@ -141,16 +143,25 @@ void Filters(const std::filesystem::path& root) {
     out.Add(static_cast<uint8_t>(i % 3 == 0), builder->Finish());
   }
   // Binary fuse filters after the Bloom ones (which keep their names), at
-  // widths 1..32 and sizes from empty to a few segments.
+  // widths 1..32 and sizes from empty to a few segments: first 3-wise ones
+  // (format version 1, which tables written before version 2 hold; these
+  // keep their names and bytes), then 4-wise ones (version 2, what writers
+  // produce now).
   constexpr uint32_t kFirstWidths[] = {8, 16, 1, 32, 3, 12, 8, 16};
-  Random fuse_rnd(7);
-  for (int i = 0; i < 24; ++i) {
-    const uint32_t w = i < 8 ? kFirstWidths[i] : 1 + fuse_rnd.Uniform(32);
-    std::unique_ptr<FilterBuilder> builder =
-        FilterBuilder::Make(FilterKind::kBinaryFuse, 1.125 * w);
-    const int n = static_cast<int>(i < 4 ? i : fuse_rnd.Uniform(300));
-    for (int k = 0; k < n; ++k) builder->AddKey(Key(&fuse_rnd, k));
-    out.Add(static_cast<uint8_t>(i % 3 == 0), builder->Finish());
+  for (uint32_t version : {kFuseFormatVersionV1, kFuseFormatVersion}) {
+    Random fuse_rnd(version == kFuseFormatVersionV1 ? 7 : 9);
+    for (int i = 0; i < 24; ++i) {
+      const uint32_t w = i < 8 ? kFirstWidths[i] : 1 + fuse_rnd.Uniform(32);
+      // A budget that buys about w bits a fingerprint at large n.
+      const double slots_per_key = version == kFuseFormatVersionV1
+                                       ? kFuseLargeSizeFactorV1
+                                       : kFuseLargeSizeFactor;
+      std::unique_ptr<FilterBuilder> builder = NewFuseFilterBuilderForBudget(
+          slots_per_key * w, kDefaultFilterSeed, version);
+      const int n = static_cast<int>(i < 4 ? i : fuse_rnd.Uniform(300));
+      for (int k = 0; k < n; ++k) builder->AddKey(Key(&fuse_rnd, k));
+      out.Add(static_cast<uint8_t>(i % 3 == 0), builder->Finish());
+    }
   }
 }
 
