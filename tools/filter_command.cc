@@ -36,8 +36,8 @@ std::string LayoutName(const FilterInfo& info) {
     case static_cast<uint8_t>(FilterKind::kBlockedBloom):
       return "blocked bloom (512-bit lines)";
     case static_cast<uint8_t>(FilterKind::kBinaryFuse):
-      return absl::StrFormat("binary fuse (3-wise, %d-bit fingerprints)",
-                             info.fingerprint_bits);
+      return absl::StrFormat("binary fuse (%d-wise, %d-bit fingerprints)",
+                             info.num_probes, info.fingerprint_bits);
     default:
       return absl::StrFormat("kind %d", info.kind);
   }
