@@ -95,14 +95,30 @@ std::string_view ValueSource::Get(uint64_t n) const {
   return std::string_view(data_).substr(offset, value_size_);
 }
 
-std::vector<uint32_t> Permutation(uint64_t num, uint64_t seed) {
-  std::vector<uint32_t> order(num);
-  for (uint64_t i = 0; i < num; ++i) order[i] = static_cast<uint32_t>(i);
-  Random rnd(seed);
-  for (uint64_t i = num; i > 1; --i) {
-    std::swap(order[i - 1], order[rnd.Uniform(i)]);
+RandomOrder::RandomOrder(uint64_t num, uint64_t seed) : num_(num) {
+  int bits = 1;
+  while (bits < 64 && (uint64_t{1} << bits) < num) ++bits;
+  half_bits_ = (bits + 1) / 2;
+  half_mask_ = (uint64_t{1} << half_bits_) - 1;
+  Random rnd(seed ^ 0x6f72646572ULL);
+  for (uint64_t& k : round_keys_) k = rnd.Next64();
+}
+
+uint64_t RandomOrder::Encrypt(uint64_t x) const {
+  uint64_t left = x >> half_bits_;
+  uint64_t right = x & half_mask_;
+  for (const uint64_t k : round_keys_) {
+    const uint64_t next = left ^ (Mix64(right ^ k) & half_mask_);
+    left = right;
+    right = next;
   }
-  return order;
+  return (left << half_bits_) | right;
+}
+
+uint64_t RandomOrder::At(uint64_t i) const {
+  uint64_t x = Encrypt(i);
+  while (x >= num_) x = Encrypt(x);
+  return x;
 }
 
 ZipfianGenerator::ZipfianGenerator(uint64_t n, double theta)

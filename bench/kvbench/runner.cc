@@ -312,8 +312,7 @@ absl::Status Runner::CheckFound(const WorkloadResult& r) const {
 }
 
 absl::Status Runner::Fill(bool random, WorkloadResult* r) {
-  std::vector<uint32_t> order;
-  if (random) order = Permutation(config_.num, config_.seed);
+  const RandomOrder order(config_.num, config_.seed);
   const uint64_t value_base = write_counter_;
   write_counter_ += config_.num;
   Progress progress(r->name, config_.num, config_.progress);
@@ -325,7 +324,7 @@ absl::Status Runner::Fill(bool random, WorkloadResult* r) {
           Progress* prog) -> absl::Status {
         std::string key(config_.key_size, '\0');
         for (uint64_t i = begin; i < end; ++i) {
-          keys_.Present(random ? order[i] : i, key.data());
+          keys_.Present(random ? order.At(i) : i, key.data());
           const std::string_view value = values_.Get(value_base + i);
           const uint64_t t0 = NowNanos();
           absl::Status ps = db_->Put(wo, key, value);

@@ -21,14 +21,14 @@ constexpr uint64_t kMemtableKeys = 30000;  // about a 4 MiB memtable
 
 void BM_MemTableInsert(benchmark::State& state) {
   const KeySpace keys(kMemtableKeys, 16);
-  const std::vector<uint32_t> order = Permutation(kMemtableKeys, 1);
+  const RandomOrder order(kMemtableKeys, 1);
   const std::string value(100, 'v');
   const InternalKeyComparator icmp(BytewiseComparator());
   std::string key(16, '\0');
   for (auto _ : state) {
     MemTable mem(icmp);
     for (uint64_t i = 0; i < kMemtableKeys; ++i) {
-      keys.Present(order[i], key.data());
+      keys.Present(order.At(i), key.data());
       mem.Add(i + 1, kTypeValue, key, value);
     }
     benchmark::DoNotOptimize(mem.NumEntries());

@@ -121,7 +121,7 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
   ReadCounter::MarkForegroundThread();
   const KeySpace keys(s.num, s.key_size);
   const ValueSource values(s.value_size, s.seed);
-  const std::vector<uint32_t> order = Permutation(s.num, s.seed);
+  const RandomOrder order(s.num, s.seed);
   const ZipfianGenerator zipf(s.num, 0.99);
   Json out;
   out["engine"] = engine_name;
@@ -148,7 +148,7 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
     const uint64_t written0 = e->counter().written_bytes();
     const uint64_t start = NowNanos();
     for (uint64_t i = 0; i < s.num; ++i) {
-      keys.Present(order[i], key.data());
+      keys.Present(order.At(i), key.data());
       const uint64_t t0 = NowNanos();
       absl::Status st = e->Put(key, values.Get(i));
       lat.Add(double(NowNanos() - t0) / 1e3);
@@ -453,7 +453,7 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
                               1024;
     std::printf(
         "\nsift memory: peak anonymous RSS %.1f MiB, %.1f MiB above the "
-        "process's baseline (keys, values, order: %.1f MiB); peak RSS with "
+        "process's baseline (keys and values: %.1f MiB); peak RSS with "
         "mapped table pages %.1f MiB;\nbudget: block cache + 2 memtables + "
         "filters (%.1f MiB) + 32 MiB = %.1f MiB (+ indexes) -> %s\n"
         "(anonymous memory: heap and stacks; pages of memory-mapped table "

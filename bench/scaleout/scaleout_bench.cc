@@ -143,12 +143,13 @@ int Fill(const Data& d, const std::string& path) {
   }
   const KeySpace keys(total, d.key_size);
   const ValueSource values(d.value_size, d.seed);
-  const std::vector<uint32_t> order = Permutation(total, d.seed);
+  const RandomOrder order(total, d.seed);
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<DB>> db = OpenNew(path);
   if (!db.ok()) return Fail("fill", db.status());
   std::string key(static_cast<size_t>(d.key_size), '\0');
-  for (const uint32_t i : order) {
+  for (uint64_t n = 0; n < total; ++n) {
+    const uint64_t i = order.At(n);
     keys.Present(i, key.data());
     if (absl::Status s = (*db)->Put(WriteOptions(), key, values.Get(i));
         !s.ok()) {
