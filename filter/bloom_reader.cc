@@ -23,21 +23,15 @@ namespace {
 // Owns a copy of the bit array. Invariant: words_ holds at least
 // num_bits / 64 words and at least one zeroed line.
 //
-// Layout: what a query reads (the vtable pointer and, for the blocked layout,
-// FilterReader's inline copy of the parameters; here, seed, k, the range and
-// the words pointer) comes first and the object starts on a cache line, so a
-// query touches one line of the object besides the filter's own line. With
-// thousands of open tables the objects are not all cached, and a second miss
-// per query would cost as much as the filter's.
+// Layout: what a blocked query reads (the vtable pointer and FilterReader's
+// parameters of the blocked layout) comes first and the object starts on a
+// cache line, so a query touches one line of the object besides the
+// filter's own line. With thousands of open tables the objects are not all
+// cached, and a second miss per query would cost as much as the filter's.
 class alignas(kCacheLineBytes) BloomReaderBase : public FilterReader {
  public:
-  // `range` is what the layout maps hashes onto: bits or lines.
-  BloomReaderBase(const FilterContents& contents, uint64_t range)
-      : seed_(contents.info.seed),
-        range_(range),
-        num_probes_(contents.info.num_probes),
-        words_(contents.info.num_bits / 64),
-        info_(contents.info) {
+  explicit BloomReaderBase(const FilterContents& contents)
+      : words_(contents.info.num_bits / 64), info_(contents.info) {
     const size_t bytes = contents.bits.size();
     if (bytes > 0) std::memcpy(words_.data(), contents.bits.data(), bytes);
     if constexpr (std::endian::native == std::endian::big) {
@@ -63,59 +57,53 @@ class alignas(kCacheLineBytes) BloomReaderBase : public FilterReader {
   }
 
  protected:
-  const uint64_t seed_;
-  const uint64_t range_;
-  const uint32_t num_probes_;
   AlignedWords words_;
   const FilterInfo info_;
 };
 
+// Probes k bits anywhere in the array, through the virtual DoMayMatch (the
+// blocked layout is the default and the one inlined).
 class StandardBloomReader final : public BloomReaderBase {
  public:
   explicit StandardBloomReader(const FilterContents& contents)
-      : BloomReaderBase(contents, contents.info.num_bits) {}
+      : BloomReaderBase(contents) {}
 
  protected:
   bool DoMayMatch(FilterKeyHash* key) const override {
-    return StandardMayContain(key->ForSeed(seed_), num_probes_, range_,
-                              words_.data());
+    return StandardMayContain(key->ForSeed(info_.seed), info_.num_probes,
+                              info_.num_bits, words_.data());
   }
   // The first probe's word: an absent key usually stops there or at the
   // second.
   void DoPrefetch(FilterKeyHash* key) const override {
-    ForEachStandardProbe(key->ForSeed(seed_), 1, range_, [this](uint64_t bit) {
-      __builtin_prefetch(words_.data() + (bit >> 6));
-      return false;
-    });
+    ForEachStandardProbe(key->ForSeed(info_.seed), 1, info_.num_bits,
+                         [this](uint64_t bit) {
+                           __builtin_prefetch(words_.data() + (bit >> 6));
+                           return false;
+                         });
   }
 };
 
+// Hands its words and parameters to FilterReader, whose inline MayMatch and
+// Prefetch answer every query (every probe of a key is in one line, the one
+// prefetched); it overrides no query of its own.
 class BlockedBloomReader final : public BloomReaderBase {
  public:
-  // Queries run inline in FilterReader::MayMatch and Prefetch (every probe
-  // of a key is in one line, the one prefetched).
   explicit BlockedBloomReader(const FilterContents& contents)
-      : BloomReaderBase(contents, contents.info.num_bits / kFilterLineBits) {
-    SetBlockedBloom(words_.data(), range_, num_probes_, seed_);
-  }
-
- protected:
-  bool DoMayMatch(FilterKeyHash* key) const override {
-    return BlockedMayContain(key->ForSeed(seed_), num_probes_, range_,
-                             words_.data());
+      : BloomReaderBase(contents) {
+    SetBlockedBloom(words_.data(), info_.num_bits / kFilterLineBits,
+                    info_.num_probes, info_.seed);
   }
 };
 
 // A filter this code cannot read: never excludes a key.
+// DoMayMatch's default answers "maybe".
 class UnknownFilterReader final : public FilterReader {
  public:
   explicit UnknownFilterReader(const FilterInfo& info) : info_(info) {}
   FilterInfo info() const override { return info_; }
   size_t MemoryUsage() const override { return sizeof(*this); }
   double FillRatio() const override { return 0.0; }
-
- protected:
-  bool DoMayMatch(FilterKeyHash*) const override { return true; }
 
  private:
   const FilterInfo info_;

@@ -171,8 +171,13 @@ class FilterReader {
   virtual double FillRatio() const = 0;
 
  protected:
-  // The query of a filter that is not a blocked Bloom filter.
-  virtual bool DoMayMatch(FilterKeyHash* key) const = 0;
+  // The query of a filter that is not a blocked Bloom filter (a blocked one
+  // never reaches it). Default: "maybe", the answer of a filter that cannot
+  // rule anything out.
+  virtual bool DoMayMatch(FilterKeyHash* key) const {
+    (void)key;
+    return true;
+  }
   // Its prefetch. Default: nothing.
   virtual void DoPrefetch(FilterKeyHash* key) const { (void)key; }
 
