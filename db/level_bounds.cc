@@ -4,6 +4,35 @@
 
 namespace sift {
 
+namespace {
+
+struct Range {
+  size_t lo;
+  size_t hi;
+};
+
+// Narrows [from, n) around the first file that does not end before the key,
+// for a batch's sorted keys, whose file is usually `from` or close after it:
+// steps of 1, 2, 4... from `from`. Files before the returned lo end before
+// the key; the file at hi (if hi < n) does not. `ends_before` is monotone
+// (true, then false). From 0, the whole range, for a plain binary search.
+template <typename EndsBefore>
+Range Gallop(size_t from, size_t n, EndsBefore ends_before) {
+  Range r{from, n};
+  if (from == 0) return r;
+  size_t step = 1;
+  size_t probe = from;
+  while (probe < n && ends_before(probe)) {
+    r.lo = probe + 1;
+    probe = r.lo + step;
+    step *= 2;
+  }
+  if (probe < n) r.hi = probe + 1;  // ends_before(probe) is false
+  return r;
+}
+
+}  // namespace
+
 void LevelBounds::Build(const InternalKeyComparator& icmp,
                         const FileList& files) {
   usable_ = false;
@@ -37,38 +66,38 @@ void LevelBounds::Build(const InternalKeyComparator& icmp,
 size_t LevelBounds::Search(const InternalKeyComparator& icmp,
                            const FileList& files, std::string_view internal_key,
                            const Position& position, size_t from) const {
+  const size_t n = files.size();
+  const uint64_t window = position.window;
   switch (position.side) {
     case Position::Side::kBefore:
       return from;  // before every key of the level
     case Position::Side::kAfter:
-      return files.size();
+      return n;
+    case Position::Side::kCompare: {
+      const Range r = Gallop(from, n, [&](size_t i) {
+        return icmp.Compare(files[i]->largest.Encode(), internal_key) < 0;
+      });
+      return FindFileBetween(icmp, files, internal_key, r.lo, r.hi);
+    }
     case Position::Side::kInside:
       break;
   }
-  const uint64_t window = position.window;
+  const Range r =
+      Gallop(from, n, [&](size_t i) { return largest_[i] < window; });
   const auto begin = largest_.begin();
-  const size_t n = largest_.size();
-  // Invariant: files before lo end in a smaller window.
-  size_t lo = from;
-  size_t hi = n;
-  if (from != 0) {
-    // A batch's sorted keys: the file is usually `from` or close after it,
-    // so gallop before the binary search.
-    size_t step = 1;
-    size_t probe = from;
-    while (probe < n && largest_[probe] < window) {
-      lo = probe + 1;
-      probe = lo + step;
-      step *= 2;
-    }
-    if (probe < n) hi = probe + 1;  // largest_[probe] >= window
-  }
-  lo = std::lower_bound(begin + lo, begin + hi, window) - begin;
+  const size_t lo =
+      std::lower_bound(begin + r.lo, begin + r.hi, window) - begin;
   // Files before lo end before the key, and files from the first with a
   // larger window on end after it. The files in between end in the key's
   // window, and only a compare of the keys tells.
   if (lo == n || largest_[lo] != window) return lo;
-  hi = std::upper_bound(begin + lo, largest_.end(), window) - begin;
+  const size_t hi =
+      std::upper_bound(begin + lo, largest_.end(), window) - begin;
+  return FindFileBetween(icmp, files, internal_key, lo, hi);
+}
+
+size_t FindFileBetween(const InternalKeyComparator& icmp, const FileList& files,
+                       std::string_view internal_key, size_t lo, size_t hi) {
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     if (icmp.Compare(files[mid]->largest.Encode(), internal_key) < 0) {

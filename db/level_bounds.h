@@ -21,37 +21,52 @@ namespace sift {
 // every level-0 table and searches every deeper level, and the string
 // compares were a fifth of an absent-key Get.
 //
-// Bytewise comparator only. Every key of the level starts with `common`, the
-// longest prefix shared by the level's smallest and largest user keys; a key
-// that starts with it is represented by its "window", the 8 bytes after
+// Under the bytewise comparator every key of the level starts with `common`,
+// the longest prefix shared by the level's smallest and largest user keys; a
+// key that starts with it is represented by its "window", the 8 bytes after
 // `common` read big-endian, zero-padded past the key's end. Windows order as
 // the keys do where they differ: a < b whenever window(a) < window(b). Equal
 // windows decide nothing, and the search compares the keys themselves there.
+// Under any other comparator (usable() false) every search and range test
+// compares the keys, so callers have one path whatever the order.
 //
 // Invariant: either usable() is false, or largest_ and smallest_ hold one
 // window per file of the FileList given to Build, in the same order.
 //
 // Thread safety: const methods are safe for concurrent use.
+// The first file in files[lo, hi) whose largest key is at or after
+// `internal_key` (hi if none), by binary search with key compares.
+// REQUIRES: files[lo, hi) sorted and disjoint; files before lo end before the
+// key and files from hi on (if any) end at or after it.
+size_t FindFileBetween(const InternalKeyComparator& icmp, const FileList& files,
+                       std::string_view internal_key, size_t lo, size_t hi);
+
 class LevelBounds {
  public:
   // Builds the windows of `files` when `icmp` orders user keys bytewise and
-  // `files` is not empty; otherwise the bounds stay unusable. FindFile needs
-  // the files sorted and disjoint (a level >= 1); the range tests do not.
+  // `files` is not empty; otherwise the bounds stay unusable and compare
+  // keys. FindFile needs the files sorted and disjoint (a level >= 1); the
+  // range tests do not.
   void Build(const InternalKeyComparator& icmp, const FileList& files);
 
+  // Whether searches compare windows (else keys). For tests and tools.
   bool usable() const { return usable_; }
 
   // Where a user key stands against the level, computed once per search.
   class Position {
    private:
     friend class LevelBounds;
-    enum class Side : uint8_t { kBefore, kInside, kAfter };
+    // kCompare: no windows (usable() false), compare the keys.
+    enum class Side : uint8_t { kBefore, kInside, kAfter, kCompare };
     Side side = Side::kBefore;  // against the prefix every key shares
     uint64_t window = 0;        // valid when side == kInside
   };
-  // REQUIRES: usable().
   Position Locate(std::string_view user_key) const {
     Position p;
+    if (!usable_) {
+      p.side = Position::Side::kCompare;
+      return p;
+    }
     const size_t n = std::min(user_key.size(), common_.size());
     const int r = CompareBytes(user_key.substr(0, n), common_);
     if (r > 0) {
@@ -66,9 +81,9 @@ class LevelBounds {
 
   // The first file at or after `from` whose largest internal key is at or
   // after `internal_key` (files.size() if none), as FindFile (db/version.h)
-  // computes it when `from` is 0. REQUIRES: usable(), `files` the list given
-  // to Build, `position` = Locate of the key's user key, every file before
-  // `from` ends before `internal_key`.
+  // computes it when `from` is 0. REQUIRES: `files` the list given to Build,
+  // `position` = Locate of the key's user key, every file before `from` ends
+  // before `internal_key`.
   size_t FindFile(const InternalKeyComparator& icmp, const FileList& files,
                   std::string_view internal_key, const Position& position,
                   size_t from = 0) const {
@@ -88,6 +103,10 @@ class LevelBounds {
                          std::string_view user_key,
                          const Position& position) const {
     if (position.side != Position::Side::kInside) {
+      if (position.side == Position::Side::kCompare) {
+        return icmp.CompareUserKeys(user_key,
+                                    files[index]->smallest.user_key()) >= 0;
+      }
       return position.side == Position::Side::kAfter;
     }
     if (position.window != smallest_[index]) {
@@ -103,6 +122,10 @@ class LevelBounds {
                          std::string_view user_key,
                          const Position& position) const {
     if (position.side != Position::Side::kInside) {
+      if (position.side == Position::Side::kCompare) {
+        return icmp.CompareUserKeys(user_key,
+                                    files[index]->largest.user_key()) <= 0;
+      }
       return position.side == Position::Side::kBefore;
     }
     if (position.window != largest_[index]) {

@@ -77,19 +77,7 @@ class FileIndexIterator final : public Iterator {
 
 size_t FindFile(const InternalKeyComparator& icmp, const FileList& files,
                 std::string_view internal_key) {
-  size_t lo = 0;
-  size_t hi = files.size();
-  // Invariant: files before lo end before internal_key; files at or after hi
-  // end at or after it.
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (icmp.Compare(files[mid]->largest.Encode(), internal_key) < 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return FindFileBetween(icmp, files, internal_key, 0, files.size());
 }
 
 bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
@@ -232,42 +220,6 @@ absl::Status Answer(Outcome outcome) {
                                     : absl::NotFoundError("key deleted");
 }
 
-bool InRange(const InternalKeyComparator& icmp, std::string_view user_key,
-             const FileMetaData& f) {
-  return icmp.CompareUserKeys(user_key, f.smallest.user_key()) >= 0 &&
-         icmp.CompareUserKeys(user_key, f.largest.user_key()) <= 0;
-}
-
-// FindFile for a key known to be at or after every file before `from`: the
-// keys of a sorted batch walk a level once. Gallops from `from`, so a key in
-// the next file or two costs a compare or two instead of a binary search.
-size_t FindFileFrom(const InternalKeyComparator& icmp, const FileList& files,
-                    size_t from, std::string_view internal_key) {
-  auto before = [&](size_t i) {  // file i ends before the key
-    return icmp.Compare(files[i]->largest.Encode(), internal_key) < 0;
-  };
-  size_t lo = from;
-  size_t step = 1;
-  size_t hi = from;
-  // Invariant: files before lo end before the key.
-  while (hi < files.size() && before(hi)) {
-    lo = hi + 1;
-    hi = lo + step;
-    step *= 2;
-  }
-  hi = std::min(hi, files.size());
-  // Files at or after hi (if hi < size) end at or after the key.
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (before(mid)) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 }  // namespace
 
 TableCache::PinHint Version::PinHintFor(int level) const {
@@ -315,15 +267,11 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   const FileList& level0 = files_[0];
   if (!level0.empty()) {
     const LevelBounds& bounds = bounds_[0];
-    LevelBounds::Position position;
-    if (bounds.usable()) position = bounds.Locate(user_key);
+    const LevelBounds::Position position = bounds.Locate(user_key);
     for (size_t i = level0.size(); i-- > 0;) {
       const FileMetaData& f = *level0[i];
-      if (bounds.usable() ? !bounds.AtOrAfterSmallest(*icmp_, level0, i,
-                                                      user_key, position) ||
-                                !bounds.AtOrBeforeLargest(*icmp_, level0, i,
-                                                          user_key, position)
-                          : !InRange(*icmp_, user_key, f)) {
+      if (!bounds.AtOrAfterSmallest(*icmp_, level0, i, user_key, position) ||
+          !bounds.AtOrBeforeLargest(*icmp_, level0, i, user_key, position)) {
         continue;
       }
       Outcome outcome;
@@ -337,21 +285,12 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     const FileList& files = files_[level];
     if (files.empty()) continue;
     const LevelBounds& bounds = bounds_[level];
-    size_t index;
-    if (bounds.usable()) {
-      const LevelBounds::Position position = bounds.Locate(user_key);
-      index = bounds.FindFile(*icmp_, files, key.internal_key(), position);
-      if (index >= files.size() ||
-          !bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
-        continue;
-      }
-    } else {
-      index = FindFile(*icmp_, files, key.internal_key());
-      if (index >= files.size() ||
-          icmp_->CompareUserKeys(user_key, files[index]->smallest.user_key()) <
-              0) {
-        continue;
-      }
+    const LevelBounds::Position position = bounds.Locate(user_key);
+    const size_t index =
+        bounds.FindFile(*icmp_, files, key.internal_key(), position);
+    if (index >= files.size() ||
+        !bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
+      continue;
     }
     const FileMetaData& f = *files[index];
     Outcome outcome;
@@ -502,22 +441,12 @@ void Version::MultiGet(const ReadOptions& options,
       const BatchLookup& l = lookups[i];
       if (l.done) continue;
       const std::string_view user_key = l.key->user_key();
-      if (bounds.usable()) {
-        const LevelBounds::Position position = bounds.Locate(user_key);
-        index = bounds.FindFile(*icmp_, files, l.key->internal_key(), position,
-                                index);
-        if (index >= files.size()) break;  // this and every later key
-        if (!bounds.AtOrAfterSmallest(*icmp_, files, index, user_key,
-                                      position)) {
-          continue;
-        }
-      } else {
-        index = FindFileFrom(*icmp_, files, index, l.key->internal_key());
-        if (index >= files.size()) break;
-        if (icmp_->CompareUserKeys(user_key,
-                                   files[index]->smallest.user_key()) < 0) {
-          continue;
-        }
+      const LevelBounds::Position position = bounds.Locate(user_key);
+      index = bounds.FindFile(*icmp_, files, l.key->internal_key(), position,
+                              index);
+      if (index >= files.size()) break;  // this and every later key
+      if (!bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
+        continue;
       }
       round.push_back(Probe{i, level, files[index].get(), nullptr});
     }

@@ -10,22 +10,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testutil/testutil.h"
 #include "util/comparator.h"
 #include "util/random.h"
 
 namespace sift {
 namespace {
-
-// Reverse bytewise: a comparator other than the bytewise one.
-class ReverseComparator final : public Comparator {
- public:
-  int Compare(std::string_view a, std::string_view b) const override {
-    return -CompareBytes(a, b);
-  }
-  const char* Name() const override { return "test.Reverse"; }
-  void FindShortestSeparator(std::string*, std::string_view) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-};
 
 void ExpectOrdered(const Comparator* ucmp,
                    const std::vector<std::string>& keys) {
@@ -75,7 +65,7 @@ std::string RandomKey(Random& rnd, int shape) {
 
 TEST(BatchOrderTest, AnyBatchComesOutInOrder) {
   Random rnd(301);
-  ReverseComparator reverse;
+  test::ReverseComparator reverse;
   for (int round = 0; round < 3000; ++round) {
     // Mostly batches the ranking takes (up to 64 keys), some larger.
     const size_t size = rnd.Uniform(round % 4 == 0 ? 300 : 65);

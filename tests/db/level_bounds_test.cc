@@ -14,21 +14,12 @@
 #include "db/dbformat.h"
 #include "db/version.h"
 #include "gtest/gtest.h"
+#include "tests/testutil/testutil.h"
 #include "util/comparator.h"
 #include "util/random.h"
 
 namespace sift {
 namespace {
-
-class ReverseComparator final : public Comparator {
- public:
-  int Compare(std::string_view a, std::string_view b) const override {
-    return -CompareBytes(a, b);
-  }
-  const char* Name() const override { return "test.Reverse"; }
-  void FindShortestSeparator(std::string*, std::string_view) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-};
 
 std::shared_ptr<const FileMetaData> MakeFile(std::string_view smallest,
                                              SequenceNumber smallest_seq,
@@ -50,6 +41,18 @@ std::string RandomKey(Random* rnd, const std::string& stem) {
     key.push_back(kAlphabet[rnd->Uniform(sizeof(kAlphabet))]);
   }
   return key;
+}
+
+// The first file whose largest key is at or after `internal_key`, by a scan:
+// the oracle for every search below, sharing no code with them.
+size_t LinearFindFile(const InternalKeyComparator& icmp, const FileList& files,
+                      std::string_view internal_key) {
+  size_t i = 0;
+  while (i < files.size() &&
+         icmp.Compare(files[i]->largest.Encode(), internal_key) < 0) {
+    ++i;
+  }
+  return i;
 }
 
 class LevelBoundsTest : public testing::Test {
@@ -90,7 +93,8 @@ TEST_F(LevelBoundsTest, SortedLevelMatchesStringSearch) {
       const SequenceNumber sequence = rnd.Uniform(1200);
       const InternalKey target(user_key, sequence, kValueTypeForSeek);
       const LevelBounds::Position position = bounds.Locate(user_key);
-      const size_t expected = FindFile(icmp_, files, target.Encode());
+      const size_t expected = LinearFindFile(icmp_, files, target.Encode());
+      ASSERT_EQ(FindFile(icmp_, files, target.Encode()), expected);
       ASSERT_EQ(bounds.FindFile(icmp_, files, target.Encode(), position),
                 expected)
           << "round " << round << " key size " << user_key.size();
@@ -150,7 +154,7 @@ TEST_F(LevelBoundsTest, KeysOutsideTheCommonPrefix) {
     const InternalKey target(key, 100, kValueTypeForSeek);
     const LevelBounds::Position position = bounds.Locate(key);
     EXPECT_EQ(bounds.FindFile(icmp_, files, target.Encode(), position),
-              FindFile(icmp_, files, target.Encode()))
+              LinearFindFile(icmp_, files, target.Encode()))
         << key;
     for (size_t i = 0; i < files.size(); ++i) {
       EXPECT_EQ(bounds.AtOrAfterSmallest(icmp_, files, i, key, position),
@@ -168,7 +172,7 @@ TEST_F(LevelBoundsTest, UnusableForOtherComparatorsAndEmptyLevels) {
   bounds.Build(icmp_, {});
   EXPECT_FALSE(bounds.usable());
 
-  ReverseComparator reverse;
+  test::ReverseComparator reverse;
   const InternalKeyComparator reverse_icmp(&reverse);
   bounds.Build(reverse_icmp, {MakeFile("b", 2, "a", 1)});
   EXPECT_FALSE(bounds.usable());
@@ -176,6 +180,49 @@ TEST_F(LevelBoundsTest, UnusableForOtherComparatorsAndEmptyLevels) {
   // Rebuilt for the bytewise order, it is usable again.
   bounds.Build(icmp_, {MakeFile("a", 2, "b", 1)});
   EXPECT_TRUE(bounds.usable());
+}
+
+// Under another comparator the bounds have no windows and compare keys: the
+// same answers as a scan, from any starting file, and the same range tests.
+TEST_F(LevelBoundsTest, OtherComparatorComparesKeys) {
+  test::ReverseComparator reverse;
+  const InternalKeyComparator icmp(&reverse);
+  Random rnd(99);
+  for (int round = 0; round < 100; ++round) {
+    std::set<std::string> distinct;
+    const size_t want = 2 + rnd.Uniform(40);
+    while (distinct.size() < want) distinct.insert(RandomKey(&rnd, "r/"));
+    // Descending bytewise: ascending in the reverse order.
+    const std::vector<std::string> keys(distinct.rbegin(), distinct.rend());
+    FileList files;
+    for (size_t i = 0; i < keys.size();) {
+      const size_t last = std::min(keys.size() - 1, i + rnd.Uniform(3));
+      files.push_back(MakeFile(keys[i], 20, keys[last], 10));
+      i = last + 1;
+    }
+    LevelBounds bounds;
+    bounds.Build(icmp, files);
+    ASSERT_FALSE(bounds.usable());
+    for (int probe = 0; probe < 100; ++probe) {
+      const std::string user_key =
+          rnd.OneIn(3) ? keys[rnd.Uniform(keys.size())] : RandomKey(&rnd, "r/");
+      const InternalKey target(user_key, rnd.Uniform(30), kValueTypeForSeek);
+      const LevelBounds::Position position = bounds.Locate(user_key);
+      const size_t expected = LinearFindFile(icmp, files, target.Encode());
+      ASSERT_EQ(bounds.FindFile(icmp, files, target.Encode(), position),
+                expected);
+      const size_t from = rnd.Uniform(expected + 1);
+      ASSERT_EQ(bounds.FindFile(icmp, files, target.Encode(), position, from),
+                expected);
+      for (size_t i = 0; i < files.size(); ++i) {
+        ASSERT_EQ(
+            bounds.AtOrAfterSmallest(icmp, files, i, user_key, position),
+            reverse.Compare(user_key, files[i]->smallest.user_key()) >= 0);
+        ASSERT_EQ(bounds.AtOrBeforeLargest(icmp, files, i, user_key, position),
+                  reverse.Compare(user_key, files[i]->largest.user_key()) <= 0);
+      }
+    }
+  }
 }
 
 }  // namespace
