@@ -16,6 +16,13 @@
 
 namespace sift {
 
+// The first file in files[lo, hi) whose largest key is at or after
+// `internal_key` (hi if none), by binary search with key compares.
+// REQUIRES: files[lo, hi) sorted and disjoint; files before lo end before the
+// key and files from hi on (if any) end at or after it.
+size_t FindFileBetween(const InternalKeyComparator& icmp, const FileList& files,
+                       std::string_view internal_key, size_t lo, size_t hi);
+
 // The key ranges of a level's files as 64-bit integers, so that finding a
 // key's file compares integers, not strings: a point read checks the range of
 // every level-0 table and searches every deeper level, and the string
@@ -34,13 +41,6 @@ namespace sift {
 // window per file of the FileList given to Build, in the same order.
 //
 // Thread safety: const methods are safe for concurrent use.
-// The first file in files[lo, hi) whose largest key is at or after
-// `internal_key` (hi if none), by binary search with key compares.
-// REQUIRES: files[lo, hi) sorted and disjoint; files before lo end before the
-// key and files from hi on (if any) end at or after it.
-size_t FindFileBetween(const InternalKeyComparator& icmp, const FileList& files,
-                       std::string_view internal_key, size_t lo, size_t hi);
-
 class LevelBounds {
  public:
   // Builds the windows of `files` when `icmp` orders user keys bytewise and
