@@ -88,6 +88,8 @@ class BackgroundWork {
   bool scheduled_ ABSL_GUARDED_BY(state_.mutex) = false;
   // Pause calls not yet resumed; no step is scheduled while > 0.
   int paused_ ABSL_GUARDED_BY(state_.mutex) = 0;
+  // A compaction job ran since the last ReleaseFreeMemory.
+  bool merged_since_release_ ABSL_GUARDED_BY(state_.mutex) = false;
   // The manual compaction in progress, owned by the CompactLevelRange call
   // waiting for it.
   ManualCompaction* manual_ ABSL_GUARDED_BY(state_.mutex) = nullptr;
