@@ -20,12 +20,14 @@ void BackgroundWork::MaybeSchedule() {
   if (scheduled_ || paused_ > 0) return;
   if (state_.shutting_down.load(std::memory_order_acquire)) return;
   if (!state_.bg_error.ok()) return;
-  if (state_.imm() == nullptr && manual_ == nullptr &&
-      !state_.versions->NeedsCompaction()) {
-    return;
-  }
+  if (!WorkPending()) return;
   scheduled_ = true;
   state_.env->Schedule([this] { Run(); });
+}
+
+bool BackgroundWork::WorkPending() const {
+  return state_.imm() != nullptr || manual_ != nullptr ||
+         state_.versions->NeedsCompaction();
 }
 
 void BackgroundWork::WaitUntilIdle() {
@@ -85,8 +87,7 @@ void BackgroundWork::Run() {
       state_.bg_error.ok()) {
     Step();
   }
-  if (merged_since_release_ && state_.imm() == nullptr && manual_ == nullptr &&
-      !state_.versions->NeedsCompaction()) {
+  if (merged_since_release_ && !WorkPending()) {
     // The work is done for now: hand back what the merges freed (their
     // inputs' filters and indexes, their own buffers), which glibc would
     // keep resident in this thread's arena (util/release_memory.h). Only

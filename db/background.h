@@ -70,6 +70,10 @@ class BackgroundWork {
     absl::Status status;
   };
 
+  // A memtable to flush, a manual compaction waiting, or a level over its
+  // target: what MaybeSchedule schedules a step for, and what Run checks
+  // before handing memory back.
+  bool WorkPending() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
   // The function Env::Schedule runs.
   void Run();
   void Step() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
