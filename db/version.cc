@@ -371,6 +371,16 @@ void Version::MultiGet(const ReadOptions& options,
       Hit& hit = hits.emplace_back(Hit{&p, **block});
       p.table->PrefetchDataBlock(&hit.block);
     }
+    // By now the first hits' restart arrays have arrived: load the keys
+    // their searches compare.
+    for (const Hit& hit : hits) {
+      hit.probe->table->PrefetchDataBlockKeys(hit.block);
+    }
+    // And then the entries each search will scan.
+    for (const Hit& hit : hits) {
+      hit.probe->table->PrefetchDataBlockEntries(
+          hit.block, lookups[hit.probe->lookup].key->internal_key());
+    }
     for (const Hit& hit : hits) {
       const Probe& p = *hit.probe;
       BatchLookup& l = lookups[p.lookup];

@@ -1,5 +1,6 @@
 #include "table/block.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -148,6 +149,24 @@ void BlockRef::Reset() {
   block_ = nullptr;
 }
 
+void Block::PrefetchRestartKeys(std::string_view contents) {
+  if (contents.size() < sizeof(uint32_t)) return;
+  const char* const data = contents.data();
+  const uint32_t num_restarts =
+      DecodeFixed32(data + contents.size() - sizeof(uint32_t));
+  if (num_restarts > kPrefetchedRestarts ||
+      (uint64_t{num_restarts} + 1) * sizeof(uint32_t) > contents.size()) {
+    return;
+  }
+  const size_t restart_offset =
+      contents.size() - (size_t{num_restarts} + 1) * sizeof(uint32_t);
+  // Point 0 is never compared (the search answers "at or after it").
+  for (uint32_t i = 1; i < num_restarts; ++i) {
+    const uint32_t at = DecodeFixed32(data + restart_offset + 4 * i);
+    if (at < restart_offset) __builtin_prefetch(data + at);
+  }
+}
+
 // ---- BlockIterator ----
 
 BlockIterator::BlockIterator(const Block* block, const Comparator* comparator,
@@ -244,6 +263,17 @@ bool BlockIterator::RestartKey(uint32_t index, std::string_view* key) {
   return true;
 }
 
+void BlockIterator::PrefetchEntries(uint32_t offset, uint32_t lines) const {
+  // Offsets come from the block and may be damaged: stay inside the entries
+  // (ParseNextEntry reports the damage).
+  lines = std::min(lines, kMaxPrefetchedLines);
+  for (uint32_t i = 0; i < lines; ++i) {
+    const uint32_t at = offset + 64 * i;
+    if (at >= restart_offset_) return;
+    __builtin_prefetch(data_ + at);
+  }
+}
+
 void BlockIterator::SeekToFirst() {
   if (!status_.ok()) return;
   if (restart_offset_ == 0) return MarkInvalid();
@@ -257,6 +287,50 @@ void BlockIterator::SeekToLast() {
   SeekToRestartPoint(num_restarts_ - 1);
   while (ParseNextEntry() && next_ < restart_offset_) {
   }
+}
+
+bool BlockIterator::SearchRestarts(std::string_view target, uint32_t* left,
+                                   uint32_t right) {
+  // Each step of the search reads the key at a restart point, a cache miss
+  // when the block was just read, and each depends on the one before. When
+  // the points are few (a data block's: about 16), load them all first so
+  // those misses overlap; an index block has a point per entry and is
+  // searched as is.
+  uint32_t l = *left;
+  if (right - l + 1 <= kPrefetchedRestarts) {
+    for (uint32_t i = l + 1; i <= right; ++i) {
+      PrefetchEntries(RestartOffset(i), 1);
+    }
+  }
+  // Invariant: key(l) < target or l is where the search began, and every
+  // restart after right has a key >= target.
+  while (l < right) {
+    const uint32_t mid = l + (right - l + 1) / 2;
+    std::string_view mid_key;
+    if (!RestartKey(mid, &mid_key)) return false;
+    if (comparator_->Compare(mid_key, target) < 0) {
+      l = mid;
+    } else {
+      right = mid - 1;
+    }
+  }
+  *left = l;
+  return true;
+}
+
+void BlockIterator::PrefetchInterval(uint32_t index) {
+  // A Seek's scan walks the entries of one restart interval in order, a
+  // miss per entry or two; load the interval at once.
+  const uint32_t begin = RestartOffset(index);
+  const uint32_t end =
+      index + 1 < num_restarts_ ? RestartOffset(index + 1) : restart_offset_;
+  PrefetchEntries(begin, end > begin ? (end - begin) / 64 + 2 : 1);
+}
+
+void BlockIterator::PrefetchSeek(std::string_view target) {
+  if (!status_.ok() || restart_offset_ == 0) return;
+  uint32_t left = 0;
+  if (SearchRestarts(target, &left, num_restarts_ - 1)) PrefetchInterval(left);
 }
 
 void BlockIterator::Seek(std::string_view target) {
@@ -278,17 +352,9 @@ void BlockIterator::Seek(std::string_view target) {
       right = restart_index_;
     }
   }
-  while (left < right) {
-    const uint32_t mid = left + (right - left + 1) / 2;
-    std::string_view mid_key;
-    if (!RestartKey(mid, &mid_key)) return;
-    if (comparator_->Compare(mid_key, target) < 0) {
-      left = mid;
-    } else {
-      right = mid - 1;
-    }
-  }
+  if (!SearchRestarts(target, &left, right)) return;
   SeekToRestartPoint(left);
+  PrefetchInterval(left);
   while (ParseNextEntry()) {
     if (comparator_->Compare(key_, target) >= 0) return;
   }

@@ -21,6 +21,11 @@ namespace sift {
 
 class BlockIterator;
 
+// A restart search over at most this many points loads all their keys
+// before it compares any (a data block has about 16 points; an index block,
+// with a point per entry, is searched as is).
+inline constexpr uint32_t kPrefetchedRestarts = 32;
+
 // The immutable contents of one block, owned, with the restart array located
 // and checked. Entries are decoded lazily by iterators, which check every
 // length, so damaged entries surface as iterator errors, never as reads out
@@ -47,6 +52,13 @@ class Block {
   Block& operator=(const Block&) = delete;
   Block(Block&&) = default;
   Block& operator=(Block&&) = default;
+
+  // Start loading the keys at the restart points of a block's `contents`
+  // (uncompressed, not yet checked by Create or Parse), which the restart
+  // search of a Seek reads: a batch of reads calls this for every block
+  // before searching any, so the misses overlap. A hint: nothing outside
+  // `contents` is read, damaged bytes are ignored.
+  static void PrefetchRestartKeys(std::string_view contents);
 
   // Bytes of the uncompressed contents (the block cache charge).
   size_t size() const { return contents_.size; }
@@ -118,6 +130,12 @@ class BlockIterator final : public Iterator {
   std::string_view value() const override { return value_; }
   absl::Status status() const override { return status_; }
 
+  // Start loading the entries Seek(target) would read, without moving: a
+  // batch of reads calls this for every block before searching any, so the
+  // misses of their scans overlap. Damage found on the way is reported as
+  // Seek would (status()).
+  void PrefetchSeek(std::string_view target);
+
   // Offset of the current entry in the block: tells entries apart.
   // REQUIRES: Valid()
   uint32_t entry_offset() const { return current_; }
@@ -126,6 +144,16 @@ class BlockIterator final : public Iterator {
   uint32_t RestartOffset(uint32_t index) const {
     return DecodeFixed32(data_ + restart_offset_ + 4 * index);
   }
+  // At most this many cache lines of one restart interval are loaded ahead.
+  static constexpr uint32_t kMaxPrefetchedLines = 32;
+  // Start loading `lines` cache lines of entries from `offset` (a hint; no
+  // read past the entries).
+  void PrefetchEntries(uint32_t offset, uint32_t lines) const;
+  // The last restart point in [*left, right] whose key is < target, or
+  // *left when there is none, into *left; false on a damaged key.
+  bool SearchRestarts(std::string_view target, uint32_t* left, uint32_t right);
+  // Start loading the entries of restart interval `index`.
+  void PrefetchInterval(uint32_t index);
   void SetRestartIndex(uint32_t index);
   void SeekToRestartPoint(uint32_t index);
   // Decode the entry at next_ into key_/value_; false at the end or on damage.

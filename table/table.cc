@@ -385,6 +385,39 @@ void Table::PrefetchDataBlock(DataBlockLocation* location) const {
   __builtin_prefetch(p);
 }
 
+namespace {
+
+// The contents of a mapped block stored without compression (which the
+// prefetches below may read in place); empty otherwise.
+std::string_view MappedContents(std::string_view stored) {
+  if (stored.size() <= kBlockTrailerSize) return {};
+  const size_t n = stored.size() - kBlockTrailerSize;
+  if (static_cast<BlockCompression>(stored[n]) != BlockCompression::kNone) {
+    return {};
+  }
+  return stored.substr(0, n);
+}
+
+}  // namespace
+
+void Table::PrefetchDataBlockKeys(const DataBlockLocation& location) const {
+  const std::string_view contents = MappedContents(location.mapped);
+  if (!contents.empty()) Block::PrefetchRestartKeys(contents);
+}
+
+void Table::PrefetchDataBlockEntries(const DataBlockLocation& location,
+                                     std::string_view key) const {
+  const std::string_view contents = MappedContents(location.mapped);
+  if (contents.empty()) return;
+  const Rep& r = *rep_;
+  // Damage is left for GetInDataBlock to report.
+  absl::StatusOr<Block> block = Block::Parse(
+      BlockContents{nullptr, contents.size(), contents.data()}, 0, r.file_name);
+  if (!block.ok()) return;
+  BlockIterator block_iter(&*block, r.options.comparator, &r.file_name);
+  block_iter.PrefetchSeek(key);
+}
+
 absl::Status Table::GetInDataBlock(
     const ReadOptions& options, const DataBlockLocation& location,
     std::string_view key,

@@ -106,6 +106,14 @@ class Table {
   // file only; a hint, no I/O, no error), and keep the mapped block in
   // *location for GetInDataBlock.
   void PrefetchDataBlock(DataBlockLocation* location) const;
+  // Then start loading the keys the block's restart search reads (a mapped
+  // block with no compression; else nothing). Called after
+  // PrefetchDataBlock, once the block's restart array had time to arrive.
+  void PrefetchDataBlockKeys(const DataBlockLocation& location) const;
+  // Then, once those keys had time to arrive, search the restart points for
+  // `key` and start loading the entries the block search will scan.
+  void PrefetchDataBlockEntries(const DataBlockLocation& location,
+                                std::string_view key) const;
   // The block search of GetAfterFilter at a location FindDataBlock gave for
   // the same key.
   absl::Status GetInDataBlock(

@@ -264,6 +264,79 @@ TEST(BlockTest, DamagedBytesNeverReadOutOfBounds) {
   }
 }
 
+// PrefetchRestartKeys reads the restart array of bytes nobody has checked:
+// it must stay inside them whatever they hold (ASan builds check the reads;
+// each call gets a buffer of exactly the bytes given).
+TEST(BlockTest, PrefetchRestartKeysStaysInsideDamagedBytes) {
+  Random rnd(7);
+  const Entries entries = SortedEntries(&rnd, 60);
+  BlockBuilder builder(4);
+  for (const auto& [k, v] : entries) builder.Add(k, v);
+  const std::string good(builder.Finish());
+  auto prefetch = [](const std::string& bytes) {
+    std::unique_ptr<char[]> exact(new char[bytes.size()]);
+    std::memcpy(exact.get(), bytes.data(), bytes.size());
+    Block::PrefetchRestartKeys(std::string_view(exact.get(), bytes.size()));
+  };
+  for (size_t len = 0; len <= good.size(); ++len) prefetch(good.substr(0, len));
+  for (size_t i = 0; i < good.size(); ++i) {
+    for (uint8_t x : {0x01, 0x80, 0xff}) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(bad[i] ^ x);
+      prefetch(bad);
+    }
+  }
+  // A restart count of 2^32 - 1 and one that just fits.
+  std::string huge = good;
+  EncodeFixed32(huge.data() + huge.size() - 4, 0xffffffffu);
+  prefetch(huge);
+  prefetch(std::string("\x01\x00\x00\x00", 4));
+}
+
+// PrefetchSeek only loads memory: a Seek after it lands where a Seek alone
+// does, on good blocks of every restart interval and on damaged ones.
+TEST(BlockTest, PrefetchSeekLeavesSeekUnchanged) {
+  Random rnd(11);
+  const std::string file = "f";
+  auto same_seeks = [&](const Block& block, const Entries& probes) {
+    for (const auto& [k, v] : probes) {
+      for (const std::string& target : {k, k + std::string(1, '\0')}) {
+        auto plain = block.NewIterator(BytewiseComparator(), &file);
+        plain->Seek(target);
+        auto prefetched = block.NewIterator(BytewiseComparator(), &file);
+        prefetched->PrefetchSeek(target);
+        prefetched->Seek(target);
+        ASSERT_EQ(prefetched->Valid(), plain->Valid()) << target;
+        ASSERT_EQ(prefetched->status(), plain->status()) << target;
+        if (plain->Valid()) {
+          ASSERT_EQ(prefetched->key(), plain->key());
+          ASSERT_EQ(prefetched->value(), plain->value());
+        }
+      }
+    }
+  };
+  const Entries entries = SortedEntries(&rnd, 300);
+  for (int interval : {1, 2, 16, 40}) {
+    same_seeks(*BuildBlock(entries, interval), entries);
+  }
+  // 300 entries at interval 1: more restart points than are loaded ahead.
+  static_assert(kPrefetchedRestarts < 300);
+  BlockBuilder builder(4);
+  const Entries few(entries.begin(), entries.begin() + 40);
+  for (const auto& [k, v] : few) builder.Add(k, v);
+  const std::string good(builder.Finish());
+  int damaged = 0;
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x80);
+    auto block = Block::Create(Contents(bad), 0, "f");
+    if (!block.ok()) continue;
+    ++damaged;
+    same_seeks(**block, few);
+  }
+  EXPECT_GT(damaged, 0);
+}
+
 TEST(BlockTest, DamagedEntryReportsDataLossAndStaysInvalid) {
   BlockBuilder builder(16);
   builder.Add("apple", "1");
