@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/coding.h"
+
 namespace sift {
 namespace {
 
@@ -95,13 +97,7 @@ std::vector<uint32_t> BatchOrder(const Comparator* ucmp,
   }
   std::vector<uint64_t> prefixes(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
-    const std::string_view rest = keys[i].substr(common);
-    uint64_t prefix = 0;  // bytes past the key's end stay zero
-    std::memcpy(&prefix, rest.data(), std::min<size_t>(rest.size(), 8));
-    if constexpr (std::endian::native == std::endian::little) {
-      prefix = __builtin_bswap64(prefix);
-    }
-    prefixes[i] = prefix;
+    prefixes[i] = BigEndianWindow(keys[i], common);
   }
   // Equal prefixes (duplicates, or keys that differ further on) are left to
   // the comparison sort.

@@ -2,16 +2,15 @@
 #define SIFT_DB_LEVEL_BOUNDS_H_
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "db/dbformat.h"
 #include "db/version_edit.h"
+#include "util/coding.h"
 #include "util/comparator.h"
 
 namespace sift {
@@ -144,17 +143,7 @@ class LevelBounds {
   // The 8 bytes of `user_key` after the common prefix, big-endian,
   // zero-padded. REQUIRES: user_key starts with common_.
   uint64_t Window(std::string_view user_key) const {
-    const std::string_view rest = user_key.substr(common_.size());
-    uint64_t window = 0;
-    if (rest.size() >= 8) {
-      std::memcpy(&window, rest.data(), 8);
-    } else if (!rest.empty()) {
-      std::memcpy(&window, rest.data(), rest.size());
-    }
-    if constexpr (std::endian::native == std::endian::little) {
-      window = __builtin_bswap64(window);
-    }
-    return window;
+    return BigEndianWindow(user_key, common_.size());
   }
 
   bool usable_ = false;

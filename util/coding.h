@@ -6,6 +6,7 @@
 // return false (leaving the input unspecified) if it is truncated or malformed.
 // Decode* read from a buffer the caller has already bounds-checked.
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -28,6 +29,36 @@ inline uint32_t DecodeFixed32(const char* p) {
 inline uint64_t DecodeFixed64(const char* p) {
   return static_cast<uint64_t>(DecodeFixed32(p)) |
          (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
+}
+
+// The 8 bytes of `bytes` from `offset` as a big-endian integer, bytes past
+// the end counting as zero: two such windows compare as their bytes do
+// bytewise (used to order keys by one integer compare). When fewer than 8
+// bytes remain, the load still reads 8 bytes, ending at the end of `bytes`,
+// and shifts: a variable-length copy into a stack word would stall on the
+// reload (store forwarding fails), and this runs once per key per level on
+// the read path. REQUIRES: offset <= bytes.size()
+inline uint64_t BigEndianWindow(std::string_view bytes, size_t offset) {
+  const size_t n = bytes.size() - offset;
+  auto load = [](const char* p) {
+    uint64_t v;
+    std::memcpy(&v, p, sizeof(v));
+    if constexpr (std::endian::native == std::endian::little) {
+      v = __builtin_bswap64(v);
+    }
+    return v;
+  };
+  if (n >= 8) return load(bytes.data() + offset);
+  if (n == 0) return 0;
+  if (bytes.size() >= 8) {
+    return load(bytes.data() + bytes.size() - 8) << (8 * (8 - n));
+  }
+  uint64_t v = 0;  // a string shorter than 8 bytes: byte by byte
+  for (size_t i = 0; i < n; ++i) {
+    v |= uint64_t{static_cast<unsigned char>(bytes[offset + i])}
+         << (56 - 8 * i);
+  }
+  return v;
 }
 
 void PutFixed32(std::string* dst, uint32_t v);

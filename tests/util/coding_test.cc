@@ -213,5 +213,32 @@ TEST(CodingTest, LengthPrefixedRoundTripAndTruncation) {
   }
 }
 
+// Every length and offset against the definition (bytes from offset, big
+// end first, zeros past the end), with bytes >= 0x80 so that sign mistakes
+// show; and two windows order as the bytes they cover.
+TEST(CodingTest, BigEndianWindowEveryLengthAndOffset) {
+  std::string bytes;
+  for (int i = 0; i < 20; ++i) bytes.push_back(static_cast<char>(0x81 + 7 * i));
+  for (size_t size = 0; size <= bytes.size(); ++size) {
+    const std::string_view s(bytes.data(), size);
+    for (size_t offset = 0; offset <= size; ++offset) {
+      uint64_t expected = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        const uint64_t byte =
+            offset + i < size ? static_cast<unsigned char>(s[offset + i]) : 0;
+        expected |= byte << (56 - 8 * i);
+      }
+      EXPECT_EQ(BigEndianWindow(s, offset), expected)
+          << "size " << size << " offset " << offset;
+    }
+  }
+  const std::string_view a = "\x01\x02\xff";
+  const std::string_view b = "\x01\x03";
+  EXPECT_LT(BigEndianWindow(a, 0), BigEndianWindow(b, 0));
+  EXPECT_LT(BigEndianWindow("ab", 0), BigEndianWindow("ab\x01", 0));
+  EXPECT_EQ(BigEndianWindow("ab", 0),
+            BigEndianWindow(std::string_view("ab\0", 3), 0));
+}
+
 }  // namespace
 }  // namespace sift
