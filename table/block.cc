@@ -40,6 +40,24 @@ inline const char* DecodeEntry(const char* p, const char* limit,
   return p;
 }
 
+// Where a block's restart array is, read from its last four bytes (the
+// layout Block::Parse checks and Block::PrefetchRestartKeys reads before any
+// check): std::nullopt when the count cannot be right.
+struct RestartArray {
+  uint32_t count;   // >= 1
+  uint32_t offset;  // where the array starts = end of the entries
+};
+std::optional<RestartArray> LocateRestartArray(const char* data, size_t size) {
+  if (size < sizeof(uint32_t) || size > UINT32_MAX) return std::nullopt;
+  const uint32_t count = DecodeFixed32(data + size - sizeof(uint32_t));
+  if (count == 0 || count > (size - sizeof(uint32_t)) / sizeof(uint32_t)) {
+    return std::nullopt;
+  }
+  return RestartArray{
+      count,
+      static_cast<uint32_t>(size - sizeof(uint32_t) * (uint64_t{count} + 1))};
+}
+
 }  // namespace
 
 // ---- Block ----
@@ -71,13 +89,10 @@ absl::StatusOr<Block> Block::Parse(BlockContents contents, uint64_t file_offset,
   if (size < sizeof(uint32_t)) return bad("too short for a restart count");
   if (size > UINT32_MAX) return bad("larger than 4 GiB");
   const char* data = contents.bytes();
-  const uint32_t num_restarts = DecodeFixed32(data + size - sizeof(uint32_t));
-  const size_t max_restarts = (size - sizeof(uint32_t)) / sizeof(uint32_t);
-  if (num_restarts == 0 || num_restarts > max_restarts) {
-    return bad("bad restart count");
-  }
-  const auto restart_offset = static_cast<uint32_t>(
-      size - sizeof(uint32_t) * (uint64_t{num_restarts} + 1));
+  const std::optional<RestartArray> array = LocateRestartArray(data, size);
+  if (!array.has_value()) return bad("bad restart count");
+  const uint32_t num_restarts = array->count;
+  const uint32_t restart_offset = array->offset;
   // Restart points must start at 0 and increase strictly inside the entries
   // (an empty block has the single restart 0 == restart_offset); the
   // iterator's binary search relies on this order.
@@ -150,20 +165,14 @@ void BlockRef::Reset() {
 }
 
 void Block::PrefetchRestartKeys(std::string_view contents) {
-  if (contents.size() < sizeof(uint32_t)) return;
   const char* const data = contents.data();
-  const uint32_t num_restarts =
-      DecodeFixed32(data + contents.size() - sizeof(uint32_t));
-  if (num_restarts > kPrefetchedRestarts ||
-      (uint64_t{num_restarts} + 1) * sizeof(uint32_t) > contents.size()) {
-    return;
-  }
-  const size_t restart_offset =
-      contents.size() - (size_t{num_restarts} + 1) * sizeof(uint32_t);
+  const std::optional<RestartArray> array =
+      LocateRestartArray(data, contents.size());
+  if (!array.has_value() || array->count > kPrefetchedRestarts) return;
   // Point 0 is never compared (the search answers "at or after it").
-  for (uint32_t i = 1; i < num_restarts; ++i) {
-    const uint32_t at = DecodeFixed32(data + restart_offset + 4 * i);
-    if (at < restart_offset) __builtin_prefetch(data + at);
+  for (uint32_t i = 1; i < array->count; ++i) {
+    const uint32_t at = DecodeFixed32(data + array->offset + 4 * i);
+    if (at < array->offset) __builtin_prefetch(data + at);
   }
 }
 
@@ -297,7 +306,8 @@ bool BlockIterator::SearchRestarts(std::string_view target, uint32_t* left,
   // those misses overlap; an index block has a point per entry and is
   // searched as is.
   uint32_t l = *left;
-  if (right - l + 1 <= kPrefetchedRestarts) {
+  const bool few = right - l + 1 <= kPrefetchedRestarts;
+  if (few) {
     for (uint32_t i = l + 1; i <= right; ++i) {
       PrefetchEntries(RestartOffset(i), 1);
     }
@@ -306,6 +316,7 @@ bool BlockIterator::SearchRestarts(std::string_view target, uint32_t* left,
   // restart after right has a key >= target.
   while (l < right) {
     const uint32_t mid = l + (right - l + 1) / 2;
+    if (!few) PrefetchSearchAhead(l, mid, right);
     std::string_view mid_key;
     if (!RestartKey(mid, &mid_key)) return false;
     if (comparator_->Compare(mid_key, target) < 0) {
@@ -318,6 +329,33 @@ bool BlockIterator::SearchRestarts(std::string_view target, uint32_t* left,
   return true;
 }
 
+void BlockIterator::PrefetchSearchAhead(uint32_t l, uint32_t mid,
+                                        uint32_t right) const {
+  // A search over many points (an index block: one per entry) is a chain
+  // of two misses per step, the restart entry and then the key it points
+  // at. While this step waits for key(mid), start loading the keys the next
+  // step may compare (their restart entries were loaded one step earlier)
+  // and the restart entries of the step after: each step then waits for
+  // about one line that was requested a step before.
+  auto middle = [](uint32_t lo, uint32_t hi) { return lo + (hi - lo + 1) / 2; };
+  auto prefetch_restart = [&](uint32_t index) {
+    __builtin_prefetch(data_ + restart_offset_ + 4 * index);
+  };
+  // The next step searches [l, mid - 1] or [mid, right].
+  if (mid - 1 > l) {
+    const uint32_t a = middle(l, mid - 1);
+    PrefetchEntries(RestartOffset(a), 1);
+    if (a - 1 > l) prefetch_restart(middle(l, a - 1));
+    if (mid - 1 > a) prefetch_restart(middle(a, mid - 1));
+  }
+  if (right > mid) {
+    const uint32_t b = middle(mid, right);
+    PrefetchEntries(RestartOffset(b), 1);
+    if (b - 1 > mid) prefetch_restart(middle(mid, b - 1));
+    if (right > b) prefetch_restart(middle(b, right));
+  }
+}
+
 void BlockIterator::PrefetchInterval(uint32_t index) {
   // A Seek's scan walks the entries of one restart interval in order, a
   // miss per entry or two; load the interval at once.
@@ -327,10 +365,22 @@ void BlockIterator::PrefetchInterval(uint32_t index) {
   PrefetchEntries(begin, end > begin ? (end - begin) / 64 + 2 : 1);
 }
 
-void BlockIterator::PrefetchSeek(std::string_view target) {
-  if (!status_.ok() || restart_offset_ == 0) return;
+std::optional<uint32_t> BlockIterator::PrefetchSeek(std::string_view target) {
+  if (!status_.ok() || restart_offset_ == 0) return std::nullopt;
   uint32_t left = 0;
-  if (SearchRestarts(target, &left, num_restarts_ - 1)) PrefetchInterval(left);
+  if (!SearchRestarts(target, &left, num_restarts_ - 1)) return std::nullopt;
+  PrefetchInterval(left);
+  return left;
+}
+
+void BlockIterator::SeekFromRestart(std::string_view target, uint32_t restart) {
+  assert(!Valid() && restart < num_restarts_);
+  if (!status_.ok()) return;
+  if (restart_offset_ == 0) return MarkInvalid();
+  SeekToRestartPoint(restart);
+  while (ParseNextEntry()) {
+    if (comparator_->Compare(key_, target) >= 0) return;
+  }
 }
 
 void BlockIterator::Seek(std::string_view target) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -132,9 +133,15 @@ class BlockIterator final : public Iterator {
 
   // Start loading the entries Seek(target) would read, without moving: a
   // batch of reads calls this for every block before searching any, so the
-  // misses of their scans overlap. Damage found on the way is reported as
-  // Seek would (status()).
-  void PrefetchSeek(std::string_view target);
+  // misses of their scans overlap. Returns the restart point Seek(target)
+  // scans from, for SeekFromRestart; std::nullopt for an empty block or on
+  // damage, which is then reported as Seek would (status()).
+  std::optional<uint32_t> PrefetchSeek(std::string_view target);
+  // Seek(target) without its restart search: the scan starts at `restart`.
+  // Lands where Seek(target) does when `restart` is what PrefetchSeek(target)
+  // returned for this block's bytes (a batch searches each block once).
+  // REQUIRES: !Valid(), restart < the block's num_restarts()
+  void SeekFromRestart(std::string_view target, uint32_t restart);
 
   // Offset of the current entry in the block: tells entries apart.
   // REQUIRES: Valid()
@@ -152,6 +159,11 @@ class BlockIterator final : public Iterator {
   // The last restart point in [*left, right] whose key is < target, or
   // *left when there is none, into *left; false on a damaged key.
   bool SearchRestarts(std::string_view target, uint32_t* left, uint32_t right);
+  // In a search of restart points [l, right] that compares key(mid) now:
+  // start loading what the next two steps will read (no read outside the
+  // restart array; a key's offset from a damaged array is bounded as in
+  // PrefetchEntries).
+  void PrefetchSearchAhead(uint32_t l, uint32_t mid, uint32_t right) const;
   // Start loading the entries of restart interval `index`.
   void PrefetchInterval(uint32_t index);
   void SetRestartIndex(uint32_t index);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ BlockContents Contents(std::string_view bytes) {
   std::memcpy(c.data.get(), bytes.data(), bytes.size());
   c.size = bytes.size();
   return c;
+}
+
+// The bytes of a block of `entries` (sorted), unchecked: tests damage them.
+std::string BlockBytes(const Entries& entries, int restart_interval) {
+  BlockBuilder builder(restart_interval);
+  for (const auto& [k, v] : entries) builder.Add(k, v);
+  return std::string(builder.Finish());
 }
 
 std::unique_ptr<Block> BuildBlock(const Entries& entries,
@@ -239,9 +247,7 @@ bool ExerciseBlock(const Block& block, const Entries& probes) {
 TEST(BlockTest, DamagedBytesNeverReadOutOfBounds) {
   Random rnd(99);
   const Entries entries = SortedEntries(&rnd, 40);
-  BlockBuilder builder(4);
-  for (const auto& [k, v] : entries) builder.Add(k, v);
-  const std::string good(builder.Finish());
+  const std::string good = BlockBytes(entries, 4);
   int errors = 0;
   // Every byte set to a few damaging values.
   for (size_t i = 0; i < good.size(); ++i) {
@@ -270,9 +276,7 @@ TEST(BlockTest, DamagedBytesNeverReadOutOfBounds) {
 TEST(BlockTest, PrefetchRestartKeysStaysInsideDamagedBytes) {
   Random rnd(7);
   const Entries entries = SortedEntries(&rnd, 60);
-  BlockBuilder builder(4);
-  for (const auto& [k, v] : entries) builder.Add(k, v);
-  const std::string good(builder.Finish());
+  const std::string good = BlockBytes(entries, 4);
   auto prefetch = [](const std::string& bytes) {
     std::unique_ptr<char[]> exact(new char[bytes.size()]);
     std::memcpy(exact.get(), bytes.data(), bytes.size());
@@ -294,7 +298,8 @@ TEST(BlockTest, PrefetchRestartKeysStaysInsideDamagedBytes) {
 }
 
 // PrefetchSeek only loads memory: a Seek after it lands where a Seek alone
-// does, on good blocks of every restart interval and on damaged ones.
+// does, on good blocks of every restart interval and on damaged ones; and a
+// SeekFromRestart at the point it returned lands there too.
 TEST(BlockTest, PrefetchSeekLeavesSeekUnchanged) {
   Random rnd(11);
   const std::string file = "f";
@@ -304,13 +309,30 @@ TEST(BlockTest, PrefetchSeekLeavesSeekUnchanged) {
         auto plain = block.NewIterator(BytewiseComparator(), &file);
         plain->Seek(target);
         auto prefetched = block.NewIterator(BytewiseComparator(), &file);
-        prefetched->PrefetchSeek(target);
+        const std::optional<uint32_t> restart =
+            prefetched->PrefetchSeek(target);
         prefetched->Seek(target);
         ASSERT_EQ(prefetched->Valid(), plain->Valid()) << target;
         ASSERT_EQ(prefetched->status(), plain->status()) << target;
         if (plain->Valid()) {
           ASSERT_EQ(prefetched->key(), plain->key());
           ASSERT_EQ(prefetched->value(), plain->value());
+        }
+        if (!restart.has_value()) {
+          // Only damage met by the search, or an empty block, gives none.
+          ASSERT_TRUE(!plain->status().ok() || block.num_restarts() == 1)
+              << target;
+          continue;
+        }
+        ASSERT_LT(*restart, block.num_restarts());
+        auto resumed = block.NewIterator(BytewiseComparator(), &file);
+        resumed->SeekFromRestart(target, *restart);
+        ASSERT_EQ(resumed->Valid(), plain->Valid()) << target;
+        ASSERT_EQ(resumed->status(), plain->status()) << target;
+        if (plain->Valid()) {
+          ASSERT_EQ(resumed->key(), plain->key());
+          ASSERT_EQ(resumed->value(), plain->value());
+          ASSERT_EQ(resumed->entry_offset(), plain->entry_offset());
         }
       }
     }
@@ -321,10 +343,8 @@ TEST(BlockTest, PrefetchSeekLeavesSeekUnchanged) {
   }
   // 300 entries at interval 1: more restart points than are loaded ahead.
   static_assert(kPrefetchedRestarts < 300);
-  BlockBuilder builder(4);
   const Entries few(entries.begin(), entries.begin() + 40);
-  for (const auto& [k, v] : few) builder.Add(k, v);
-  const std::string good(builder.Finish());
+  const std::string good = BlockBytes(few, 4);
   int damaged = 0;
   for (size_t i = 0; i < good.size(); ++i) {
     std::string bad = good;
