@@ -377,9 +377,9 @@ void Version::MultiGet(const ReadOptions& options,
       hit.probe->table->PrefetchDataBlockKeys(hit.block);
     }
     // And then the entries each search will scan.
-    for (const Hit& hit : hits) {
+    for (Hit& hit : hits) {
       hit.probe->table->PrefetchDataBlockEntries(
-          hit.block, lookups[hit.probe->lookup].key->internal_key());
+          &hit.block, lookups[hit.probe->lookup].key->internal_key());
     }
     for (const Hit& hit : hits) {
       const Probe& p = *hit.probe;

@@ -355,7 +355,8 @@ absl::StatusOr<std::optional<Table::DataBlockLocation>> Table::FindDataBlock(
   BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
   index_iter.Seek(key);
   if (index_iter.Valid()) {
-    return DataBlockLocation{index_iter.value(), index_iter.entry_offset(), {}};
+    return DataBlockLocation{
+        index_iter.value(), index_iter.entry_offset(), {}, std::nullopt};
   }
   if (!index_iter.status().ok()) return index_iter.status();
   if (r.filter != nullptr && stats != nullptr) stats->filter_false_positives++;
@@ -405,9 +406,9 @@ void Table::PrefetchDataBlockKeys(const DataBlockLocation& location) const {
   if (!contents.empty()) Block::PrefetchRestartKeys(contents);
 }
 
-void Table::PrefetchDataBlockEntries(const DataBlockLocation& location,
+void Table::PrefetchDataBlockEntries(DataBlockLocation* location,
                                      std::string_view key) const {
-  const std::string_view contents = MappedContents(location.mapped);
+  const std::string_view contents = MappedContents(location->mapped);
   if (contents.empty()) return;
   const Rep& r = *rep_;
   // Damage is left for GetInDataBlock to report.
@@ -415,7 +416,7 @@ void Table::PrefetchDataBlockEntries(const DataBlockLocation& location,
       BlockContents{nullptr, contents.size(), contents.data()}, 0, r.file_name);
   if (!block.ok()) return;
   BlockIterator block_iter(&*block, r.options.comparator, &r.file_name);
-  block_iter.PrefetchSeek(key);
+  location->restart = block_iter.PrefetchSeek(key);
 }
 
 absl::Status Table::GetInDataBlock(
@@ -431,7 +432,14 @@ absl::Status Table::GetInDataBlock(
       options, location.index_value, location.index_entry_offset,
       location.mapped, stats, [&](const Block& block) {
         BlockIterator block_iter(&block, r.options.comparator, &r.file_name);
-        block_iter.Seek(key);
+        // A restart point found in the mapped bytes holds for this block:
+        // WithDataBlock searches those bytes when `mapped` is set.
+        if (location.restart.has_value() && !location.mapped.empty() &&
+            *location.restart < block.num_restarts()) {
+          block_iter.SeekFromRestart(key, *location.restart);
+        } else {
+          block_iter.Seek(key);
+        }
         if (block_iter.Valid()) {
           found = handle(block_iter.key(), block_iter.value());
         }

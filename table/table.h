@@ -96,6 +96,10 @@ class Table {
     // The stored block in a mapped file, once PrefetchDataBlock has looked
     // it up (so the search does not read it a second time); else empty.
     std::string_view mapped;
+    // The restart point of `mapped` where the key's scan starts, once
+    // PrefetchDataBlockEntries has searched for it (so GetInDataBlock does
+    // not search again); else std::nullopt.
+    std::optional<uint32_t> restart;
   };
   // The index search for `key`: the block that may hold it, or std::nullopt
   // when key is after the table's last entry (counted as a filter false
@@ -111,8 +115,9 @@ class Table {
   // PrefetchDataBlock, once the block's restart array had time to arrive.
   void PrefetchDataBlockKeys(const DataBlockLocation& location) const;
   // Then, once those keys had time to arrive, search the restart points for
-  // `key` and start loading the entries the block search will scan.
-  void PrefetchDataBlockEntries(const DataBlockLocation& location,
+  // `key`, keep the answer in location->restart and start loading the
+  // entries the block search will scan.
+  void PrefetchDataBlockEntries(DataBlockLocation* location,
                                 std::string_view key) const;
   // The block search of GetAfterFilter at a location FindDataBlock gave for
   // the same key.
