@@ -52,14 +52,23 @@ absl::Status KeySpace::Validate(uint64_t num, int key_size) {
 }
 
 void KeySpace::Format(uint64_t n, char* out) const {
-  // Right-aligned decimal, zero-padded on the left to key_size_ bytes.
-  // The digits stop at n's last one; the rest is padding (a key is made per
-  // operation, so this stays off the measured engines' profiles).
+  // Right-aligned decimal, zero-padded on the left to key_size_ bytes. A key
+  // is made per operation, inside the timed loops: two digits per step, so
+  // the chain of divisions is half as long.
+  static constexpr char kPairs[] =
+      "0001020304050607080910111213141516171819"
+      "2021222324252627282930313233343536373839"
+      "4041424344454647484950515253545556575859"
+      "6061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
   char* p = out + key_size_;
-  while (p > out && n != 0) {
-    *--p = static_cast<char>('0' + n % 10);
-    n /= 10;
+  while (p - out >= 2 && n >= 10) {
+    const uint64_t pair = n % 100;
+    n /= 100;
+    p -= 2;
+    std::memcpy(p, kPairs + 2 * pair, 2);
   }
+  if (p > out && n != 0) *--p = static_cast<char>('0' + n % 10);
   std::memset(out, '0', static_cast<size_t>(p - out));
 }
 

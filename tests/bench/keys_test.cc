@@ -3,12 +3,36 @@
 #include "bench/kvbench/keys.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 
 namespace sift::bench {
 namespace {
+
+// Keys are zero-padded decimals of 2i (present) and 2i + 1 (missing), as
+// snprintf writes them, at every width from the narrowest Validate allows.
+TEST(KeySpaceTest, KeysAreZeroPaddedDecimals) {
+  for (const int key_size : {7, 8, 16, 20}) {
+    const KeySpace keys(1000000, key_size);
+    ASSERT_TRUE(KeySpace::Validate(1000000, key_size).ok()) << key_size;
+    for (const uint64_t i : {0ULL, 1ULL, 4ULL, 5ULL, 9ULL, 49ULL, 50ULL, 99ULL,
+                             500ULL, 4999ULL, 123456ULL, 999999ULL}) {
+      for (const bool missing : {false, true}) {
+        char expected[32];
+        std::snprintf(
+            expected, sizeof(expected), "%0*llu", key_size,
+            static_cast<unsigned long long>(2 * i + (missing ? 1 : 0)));
+        EXPECT_EQ(missing ? keys.MissingKey(i) : keys.PresentKey(i),
+                  std::string(expected))
+            << "key_size " << key_size << " i " << i;
+      }
+    }
+  }
+  EXPECT_FALSE(KeySpace::Validate(1000000, 6).ok());
+}
 
 // Every element of [0, num) appears exactly once, for sizes around the
 // powers of two where the Feistel domain changes and for sizes that leave most
