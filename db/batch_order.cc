@@ -14,22 +14,19 @@ namespace {
 // Puts index i at the place of the number of values below values[i],
 // counting over all pairs with no branch on the values (the compilers
 // vectorize the inner loop). Returns false, with *order unspecified, if two
-// values are equal. REQUIRES: order->size() >= n.
+// values are equal: equal values take the same place, so some place is never
+// written. REQUIRES: order->size() >= n.
 template <typename T>
 bool RankDistinct(const T* values, size_t n, std::vector<uint32_t>* order) {
-  bool unique = true;
+  constexpr uint32_t kUnwritten = ~uint32_t{0};
+  std::fill_n(order->begin(), n, kUnwritten);
   for (size_t i = 0; i < n; ++i) {
-    // Counters as wide as the values: one vector lane each.
-    T before = 0;
-    T equal = 0;
-    for (size_t j = 0; j < n; ++j) {
-      before += values[j] < values[i];
-      equal += values[j] == values[i];
-    }
-    unique &= equal == 1;
+    T before = 0;  // as wide as the values: one vector lane each
+    for (size_t j = 0; j < n; ++j) before += values[j] < values[i];
     (*order)[static_cast<size_t>(before)] = static_cast<uint32_t>(i);
   }
-  return unique;
+  return std::find(order->begin(), order->begin() + n, kUnwritten) ==
+         order->begin() + n;
 }
 
 // The largest batch RankByPrefix orders.
@@ -95,14 +92,16 @@ std::vector<uint32_t> BatchOrder(const Comparator* ucmp,
     while (i < n && first[i] == key[i]) ++i;
     common = i;
   }
-  std::vector<uint64_t> prefixes(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    prefixes[i] = BigEndianWindow(keys[i], common);
-  }
   // Equal prefixes (duplicates, or keys that differ further on) are left to
   // the comparison sort.
-  if (keys.size() <= kMaxRanked && RankByPrefix(prefixes, &order)) {
-    return order;
+  if (keys.size() <= kMaxRanked) {
+    uint64_t prefixes[kMaxRanked];  // on the stack: batches are small
+    for (size_t i = 0; i < keys.size(); ++i) {
+      prefixes[i] = BigEndianWindow(keys[i], common);
+    }
+    if (RankByPrefix(absl::MakeConstSpan(prefixes, keys.size()), &order)) {
+      return order;
+    }
   }
   struct Entry {
     uint64_t prefix;
@@ -110,7 +109,7 @@ std::vector<uint32_t> BatchOrder(const Comparator* ucmp,
   };
   std::vector<Entry> entries(keys.size());
   for (uint32_t i = 0; i < entries.size(); ++i) {
-    entries[i] = Entry{prefixes[i], i};
+    entries[i] = Entry{BigEndianWindow(keys[i], common), i};
   }
   std::sort(entries.begin(), entries.end(),
             [&](const Entry& a, const Entry& b) {
