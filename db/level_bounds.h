@@ -78,6 +78,23 @@ class LevelBounds {
     return p;
   }
 
+  // Whether every user key from `first` to `last` (in the bytewise order)
+  // starts with the level's common prefix: then Locate of each of them is
+  // LocateInside. (The keys with a given prefix are one run of that order, so
+  // the two ends decide it.) A sorted batch asks once instead of comparing
+  // the prefix per key. False when the bounds are not usable.
+  bool InsideAll(std::string_view first, std::string_view last) const {
+    return usable_ && first.starts_with(common_) && last.starts_with(common_);
+  }
+  // Locate of a key InsideAll covered. REQUIRES: InsideAll(a, b) for some
+  // a <= user_key <= b.
+  Position LocateInside(std::string_view user_key) const {
+    Position p;
+    p.side = Position::Side::kInside;
+    p.window = Window(user_key);
+    return p;
+  }
+
   // The first file at or after `from` whose largest internal key is at or
   // after `internal_key` (files.size() if none), as FindFile (db/version.h)
   // computes it when `from` is 0. REQUIRES: `files` the list given to Build,

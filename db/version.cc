@@ -316,7 +316,7 @@ void Version::MultiGet(const ReadOptions& options,
   // absent keys end at the filter); a probe that passes its filter gets a
   // Hit with its block.
   struct Probe {
-    size_t lookup;  // index into lookups
+    BatchLookup* lookup;
     int level;
     const FileMetaData* file;
     const Table* table;
@@ -330,8 +330,8 @@ void Version::MultiGet(const ReadOptions& options,
   round.reserve(lookups.size());
   std::vector<TableCache::TableRef> refs;  // tables not pinned in their file
   auto fail = [&](const Probe& p, absl::Status s) {
-    *lookups[p.lookup].status = std::move(s);
-    lookups[p.lookup].done = true;
+    *p.lookup->status = std::move(s);
+    p.lookup->done = true;
   };
   auto run_round = [&] {
     // Consecutive probes often share a table (a level-0 round always does):
@@ -352,17 +352,17 @@ void Version::MultiGet(const ReadOptions& options,
         if (ref.valid()) refs.push_back(std::move(ref));
       }
       p.table = last_table;
-      p.table->PrefetchFilter(lookups[p.lookup].filter_key);
+      p.table->PrefetchFilter(p.lookup->filter_key);
     }
     for (const Probe& p : round) {
-      if (lookups[p.lookup].done) continue;  // its table could not be opened
+      if (p.lookup->done) continue;  // its table could not be opened
       ++stats->tables_probed;
-      if (!FileVisibleAt(*p.file, LookupSequence(*lookups[p.lookup].key)) ||
-          !p.table->FilterMayMatch(lookups[p.lookup].filter_key, stats)) {
+      if (!FileVisibleAt(*p.file, LookupSequence(*p.lookup->key)) ||
+          !p.table->FilterMayMatch(p.lookup->filter_key, stats)) {
         continue;  // as in ProbeTable
       }
       absl::StatusOr<std::optional<Table::DataBlockLocation>> block =
-          p.table->FindDataBlock(lookups[p.lookup].key->internal_key(), stats);
+          p.table->FindDataBlock(p.lookup->key->internal_key(), stats);
       if (!block.ok()) {
         fail(p, block.status());
         continue;
@@ -379,11 +379,11 @@ void Version::MultiGet(const ReadOptions& options,
     // And then the entries each search will scan.
     for (Hit& hit : hits) {
       hit.probe->table->PrefetchDataBlockEntries(
-          &hit.block, lookups[hit.probe->lookup].key->internal_key());
+          &hit.block, hit.probe->lookup->key->internal_key());
     }
     for (const Hit& hit : hits) {
       const Probe& p = *hit.probe;
-      BatchLookup& l = lookups[p.lookup];
+      BatchLookup& l = *p.lookup;
       if (l.done) continue;
       EntryMatcher matcher(ucmp, l.key->user_key(), l.value);
       Outcome outcome;
@@ -435,7 +435,7 @@ void Version::MultiGet(const ReadOptions& options,
             lookups.begin();
     }
     for (size_t i = begin; i < end; ++i) {
-      if (!lookups[i].done) round.push_back(Probe{i, 0, &f, nullptr});
+      if (!lookups[i].done) round.push_back(Probe{&lookups[i], 0, &f, nullptr});
     }
     run_round();
   }
@@ -446,19 +446,24 @@ void Version::MultiGet(const ReadOptions& options,
     const FileList& files = files_[level];
     if (files.empty()) continue;
     const LevelBounds& bounds = bounds_[level];
+    // Usually every key of the batch shares the level's common prefix: then
+    // each key's window is read without comparing the prefix again.
+    const bool inside_all = bounds.InsideAll(lookups.front().key->user_key(),
+                                             lookups.back().key->user_key());
     size_t index = 0;
     for (size_t i = 0; i < lookups.size(); ++i) {
       const BatchLookup& l = lookups[i];
       if (l.done) continue;
       const std::string_view user_key = l.key->user_key();
-      const LevelBounds::Position position = bounds.Locate(user_key);
+      const LevelBounds::Position position =
+          inside_all ? bounds.LocateInside(user_key) : bounds.Locate(user_key);
       index = bounds.FindFile(*icmp_, files, l.key->internal_key(), position,
                               index);
       if (index >= files.size()) break;  // this and every later key
       if (!bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
         continue;
       }
-      round.push_back(Probe{i, level, files[index].get(), nullptr});
+      round.push_back(Probe{&lookups[i], level, files[index].get(), nullptr});
     }
     run_round();
   }

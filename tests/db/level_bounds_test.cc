@@ -167,6 +167,51 @@ TEST_F(LevelBoundsTest, KeysOutsideTheCommonPrefix) {
   }
 }
 
+TEST_F(LevelBoundsTest, InsideAllCoversTheRunOfKeysWithThePrefix) {
+  // The level's common prefix is "user/0000".
+  FileList files = {MakeFile("user/00001", 9, "user/00003", 8),
+                    MakeFile("user/00005", 7, "user/00009", 6)};
+  LevelBounds bounds;
+  bounds.Build(icmp_, files);
+  ASSERT_TRUE(bounds.usable());
+  const std::vector<std::string_view> keys = {
+      "",           "user/",      "user/000",       "user/0000", "user/00000",
+      "user/00004", "user/00009", "user/00009\x01", "user/0001", "v"};
+  ASSERT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  for (size_t a = 0; a < keys.size(); ++a) {
+    for (size_t b = a; b < keys.size(); ++b) {
+      bool all = true;
+      for (size_t k = a; k <= b; ++k) all &= keys[k].starts_with("user/0000");
+      EXPECT_EQ(bounds.InsideAll(keys[a], keys[b]), all)
+          << keys[a] << " .. " << keys[b];
+    }
+  }
+  // Where it answers yes, LocateInside places each key as Locate does.
+  for (const std::string_view key : keys) {
+    if (!bounds.InsideAll(key, key)) continue;
+    const InternalKey target(key, 100, kValueTypeForSeek);
+    const LevelBounds::Position located = bounds.Locate(key);
+    const LevelBounds::Position inside = bounds.LocateInside(key);
+    EXPECT_EQ(bounds.FindFile(icmp_, files, target.Encode(), inside),
+              bounds.FindFile(icmp_, files, target.Encode(), located))
+        << key;
+    for (size_t i = 0; i < files.size(); ++i) {
+      EXPECT_EQ(bounds.AtOrAfterSmallest(icmp_, files, i, key, inside),
+                bounds.AtOrAfterSmallest(icmp_, files, i, key, located))
+          << key;
+      EXPECT_EQ(bounds.AtOrBeforeLargest(icmp_, files, i, key, inside),
+                bounds.AtOrBeforeLargest(icmp_, files, i, key, located))
+          << key;
+    }
+  }
+  // Bounds that compare keys cover nothing.
+  test::ReverseComparator reverse;
+  const InternalKeyComparator reverse_icmp(&reverse);
+  LevelBounds unusable;
+  unusable.Build(reverse_icmp, files);
+  EXPECT_FALSE(unusable.InsideAll("user/00004", "user/00004"));
+}
+
 TEST_F(LevelBoundsTest, UnusableForOtherComparatorsAndEmptyLevels) {
   LevelBounds bounds;
   bounds.Build(icmp_, {});
