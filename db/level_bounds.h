@@ -72,8 +72,7 @@ class LevelBounds {
       p.side = Position::Side::kAfter;
     } else if (r == 0 && user_key.size() >= common_.size()) {
       // (A proper prefix of the common prefix sorts before the level.)
-      p.side = Position::Side::kInside;
-      p.window = Window(user_key);
+      return LocateInside(user_key);
     }
     return p;
   }

@@ -57,6 +57,12 @@ size_t LinearFindFile(const InternalKeyComparator& icmp, const FileList& files,
 
 class LevelBoundsTest : public testing::Test {
  protected:
+  // A level of two files whose boundaries all start with "user/0000".
+  static FileList UserLevel() {
+    return {MakeFile("user/00001", 9, "user/00003", 8),
+            MakeFile("user/00005", 7, "user/00009", 6)};
+  }
+
   const InternalKeyComparator icmp_{BytewiseComparator()};
 };
 
@@ -143,8 +149,7 @@ TEST_F(LevelBoundsTest, OverlappingFilesRangeTests) {
 TEST_F(LevelBoundsTest, KeysOutsideTheCommonPrefix) {
   // Every key of the level starts with "user/0000"; keys that do not sort
   // before or after the whole level.
-  FileList files = {MakeFile("user/00001", 9, "user/00003", 8),
-                    MakeFile("user/00005", 7, "user/00009", 6)};
+  const FileList files = UserLevel();
   LevelBounds bounds;
   bounds.Build(icmp_, files);
   ASSERT_TRUE(bounds.usable());
@@ -168,9 +173,7 @@ TEST_F(LevelBoundsTest, KeysOutsideTheCommonPrefix) {
 }
 
 TEST_F(LevelBoundsTest, InsideAllCoversTheRunOfKeysWithThePrefix) {
-  // The level's common prefix is "user/0000".
-  FileList files = {MakeFile("user/00001", 9, "user/00003", 8),
-                    MakeFile("user/00005", 7, "user/00009", 6)};
+  const FileList files = UserLevel();  // common prefix "user/0000"
   LevelBounds bounds;
   bounds.Build(icmp_, files);
   ASSERT_TRUE(bounds.usable());
