@@ -81,14 +81,22 @@ std::string InternalKey::DebugString() const {
 
 LookupKey::LookupKey(std::string_view user_key, SequenceNumber sequence) {
   const size_t internal_size = user_key.size() + 8;
-  const size_t size = VarintLength(internal_size) + internal_size;
+  // Keys under 120 bytes (nearly all) have a one-byte length: written
+  // inline, without the two out-of-line varint calls.
+  const bool short_key = internal_size < 0x80;
+  const size_t size =
+      (short_key ? 1 : VarintLength(internal_size)) + internal_size;
   char* p = inline_;
   if (size > kInlineSize) {
     heap_ = std::make_unique_for_overwrite<char[]>(size);
     p = heap_.get();
   }
   start_ = p;
-  p = EncodeVarint32(p, static_cast<uint32_t>(internal_size));
+  if (short_key) {
+    *p++ = static_cast<char>(internal_size);
+  } else {
+    p = EncodeVarint32(p, static_cast<uint32_t>(internal_size));
+  }
   kstart_ = p;
   if (!user_key.empty()) std::memcpy(p, user_key.data(), user_key.size());
   p += user_key.size();

@@ -1,6 +1,7 @@
 #include "db/version.h"
 
 #include <algorithm>
+#include <cassert>
 #include <optional>
 #include <utility>
 
@@ -307,6 +308,12 @@ void Version::MultiGet(const ReadOptions& options,
   ReadStats ignored;
   if (stats == nullptr) stats = &ignored;
   const Comparator* ucmp = icmp_->user_comparator();
+  // Whether a file is visible depends on the sequence, which the batch
+  // shares: it is decided once per table, not once per probe.
+  const SequenceNumber sequence = LookupSequence(*lookups.front().key);
+  assert(std::all_of(lookups.begin(), lookups.end(), [&](const BatchLookup& l) {
+    return LookupSequence(*l.key) == sequence;
+  }));
   // One round: the lookups still open that a set of disjoint tables (one
   // level-0 table, or a whole deeper level) may answer. Each step runs over
   // the whole round before the next, so that its cache misses overlap
@@ -318,6 +325,7 @@ void Version::MultiGet(const ReadOptions& options,
   struct Probe {
     BatchLookup* lookup;
     int level;
+    bool visible;  // the file may hold entries the batch's sequence sees
     const FileMetaData* file;
     const Table* table;
   };
@@ -335,30 +343,38 @@ void Version::MultiGet(const ReadOptions& options,
   };
   auto run_round = [&] {
     // Consecutive probes often share a table (a level-0 round always does):
-    // it is looked up once for the run.
+    // it is looked up once for the run. A deeper level's round meets a new
+    // table at nearly every probe, and nearly every table is pinned: its pin
+    // is read here, and only a table not pinned goes through TableFor.
     const FileMetaData* last_file = nullptr;
     const Table* last_table = nullptr;
+    bool last_visible = false;
     for (Probe& p : round) {
       if (p.file != last_file) {
-        TableCache::TableRef ref;
-        absl::StatusOr<const Table*> table =
-            TableFor(*p.file, p.level, &ref, stats);
-        if (!table.ok()) {
-          fail(p, table.status());
-          continue;  // the next probe of this file tries again
+        const Table* table = p.file->pin.table();
+        if (table == nullptr) {
+          TableCache::TableRef ref;
+          absl::StatusOr<const Table*> opened =
+              TableFor(*p.file, p.level, &ref, stats);
+          if (!opened.ok()) {
+            fail(p, opened.status());
+            continue;  // the next probe of this file tries again
+          }
+          table = *opened;
+          if (ref.valid()) refs.push_back(std::move(ref));
         }
         last_file = p.file;
-        last_table = *table;
-        if (ref.valid()) refs.push_back(std::move(ref));
+        last_table = table;
+        last_visible = FileVisibleAt(*p.file, sequence);
       }
       p.table = last_table;
-      p.table->PrefetchFilter(p.lookup->filter_key);
+      p.visible = last_visible;
+      if (p.visible) p.table->PrefetchFilter(p.lookup->filter_key);
     }
     for (const Probe& p : round) {
       if (p.lookup->done) continue;  // its table could not be opened
       ++stats->tables_probed;
-      if (!FileVisibleAt(*p.file, LookupSequence(*p.lookup->key)) ||
-          !p.table->FilterMayMatch(p.lookup->filter_key, stats)) {
+      if (!p.visible || !p.table->FilterMayMatch(p.lookup->filter_key, stats)) {
         continue;  // as in ProbeTable
       }
       absl::StatusOr<std::optional<Table::DataBlockLocation>> block =
@@ -435,7 +451,9 @@ void Version::MultiGet(const ReadOptions& options,
             lookups.begin();
     }
     for (size_t i = begin; i < end; ++i) {
-      if (!lookups[i].done) round.push_back(Probe{&lookups[i], 0, &f, nullptr});
+      if (!lookups[i].done) {
+        round.push_back(Probe{&lookups[i], 0, false, &f, nullptr});
+      }
     }
     run_round();
   }
@@ -463,7 +481,8 @@ void Version::MultiGet(const ReadOptions& options,
       if (!bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
         continue;
       }
-      round.push_back(Probe{&lookups[i], level, files[index].get(), nullptr});
+      round.push_back(
+          Probe{&lookups[i], level, false, files[index].get(), nullptr});
     }
     run_round();
   }

@@ -93,10 +93,12 @@ class Version {
 
   // Get for every lookup not yet done, as if each were a Get at its key's
   // sequence: sets *status (and *value), marks it done. REQUIRES: `lookups`
-  // sorted by user key (the user comparator's order). The lookups go down the
-  // tree together: for each level-0 table (newest first) and each deeper level,
-  // the filter lines of every lookup still open are prefetched before any is
-  // probed. Counters go to *stats (nullable) per key, as Get counts them.
+  // sorted by user key (the user comparator's order), and every lookup key
+  // built with the same sequence (a batch reads one view). The lookups go down
+  // the tree together: for each level-0 table (newest first) and each deeper
+  // level, the filter lines of every lookup still open are prefetched before
+  // any is probed. Counters go to *stats (nullable) per key, as Get counts
+  // them.
   void MultiGet(const ReadOptions& options, absl::Span<BatchLookup> lookups,
                 ReadStats* stats) const;
 

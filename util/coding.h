@@ -14,11 +14,23 @@
 
 namespace sift {
 
+// On a little-endian machine the encoding is the value's own bytes: one
+// store. (GCC does not merge the byte loop of a 64-bit value into a store; it
+// rebuilds the value a byte at a time, about 30 instructions per call on the
+// lookup key every point read builds.)
 inline void EncodeFixed32(char* dst, uint32_t v) {
-  for (int i = 0; i < 4; ++i) dst[i] = static_cast<char>(v >> (8 * i));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(dst, &v, sizeof(v));
+  } else {
+    for (int i = 0; i < 4; ++i) dst[i] = static_cast<char>(v >> (8 * i));
+  }
 }
 inline void EncodeFixed64(char* dst, uint64_t v) {
-  for (int i = 0; i < 8; ++i) dst[i] = static_cast<char>(v >> (8 * i));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(dst, &v, sizeof(v));
+  } else {
+    for (int i = 0; i < 8; ++i) dst[i] = static_cast<char>(v >> (8 * i));
+  }
 }
 inline uint32_t DecodeFixed32(const char* p) {
   const auto* u = reinterpret_cast<const unsigned char*>(p);

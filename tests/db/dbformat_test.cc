@@ -176,8 +176,11 @@ TEST(DBFormatTest, InternalKeyDecodeValidates) {
 }
 
 TEST(DBFormatTest, LookupKeyLayout) {
+  // 119 and 120 bytes: the last key whose length prefix is one byte and the
+  // first whose prefix is two.
   for (const std::string& user :
-       {std::string(), std::string("abc"), std::string(200, 'q')}) {
+       {std::string(), std::string("abc"), std::string(119, 'p'),
+        std::string(120, 'r'), std::string(200, 'q')}) {
     const LookupKey lk(user, 77);
     EXPECT_EQ(lk.user_key(), user);
     EXPECT_EQ(lk.internal_key(), IKey(user, 77, kValueTypeForSeek));
