@@ -5,18 +5,18 @@
 
 #include <cstdint>
 #include <string_view>
-#include <vector>
 
 #include "absl/types/span.h"
 #include "util/comparator.h"
 
 namespace sift {
 
-// The indexes of `keys` in `ucmp`'s order (equal keys in any order), as
-// Version::MultiGet requires: the lookups of one table are a run, and a
-// level is walked once.
-std::vector<uint32_t> BatchOrder(const Comparator* ucmp,
-                                 absl::Span<const std::string_view> keys);
+// Sets `order` to the indexes of `keys` in `ucmp`'s order (equal keys in any
+// order), as Version::MultiGet requires: the lookups of one table are a run,
+// and a level is walked once. The caller provides the space, so that a batch
+// can keep it on the stack. REQUIRES: order.size() == keys.size()
+void BatchOrder(const Comparator* ucmp, absl::Span<const std::string_view> keys,
+                absl::Span<uint32_t> order);
 
 }  // namespace sift
 

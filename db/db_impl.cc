@@ -15,6 +15,7 @@
 #include "db/snapshot.h"
 #include "db/write_batch_internal.h"
 #include "table/iterators.h"
+#include "util/small_buffer.h"
 
 namespace sift {
 
@@ -125,23 +126,28 @@ std::vector<absl::Status> DBImpl::MultiGet(
   SuperVersionPublisher::Lease sv(&state_.super_versions, &state_.mutex);
   const SequenceNumber sequence = ReadSequence(options);  // as in Get
 
-  const std::vector<uint32_t> order =
-      BatchOrder(state_.icmp.user_comparator(), keys);
-  // One allocation for the batch's lookup keys (a LookupKey does not move).
-  std::vector<std::optional<LookupKey>> lookup_keys(keys.size());
+  // The per-key state of a batch of up to kInlineBatch keys is on the stack.
+  constexpr size_t kInlineBatch = Version::kInlineBatch;
+  SmallBuffer<uint32_t, kInlineBatch> order(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) order.emplace_back();
+  BatchOrder(state_.icmp.user_comparator(), keys,
+             absl::MakeSpan(order.data(), order.size()));
   // Each key is hashed once, for the memtables' filters and every table
   // filter it meets.
-  std::vector<FilterKeyHash> filter_keys(keys.begin(), keys.end());
+  SmallBuffer<FilterKeyHash, kInlineBatch> filter_keys(keys.size());
+  for (const std::string_view key : keys) filter_keys.emplace_back(key);
   // The memtable filter lines of the whole batch load together.
   for (FilterKeyHash& filter_key : filter_keys) {
     sv->mem->PrefetchFilter(&filter_key);
   }
-  std::vector<Version::BatchLookup> lookups;
-  lookups.reserve(keys.size());
+  // In the batch's order, as Version::MultiGet takes them. A LookupKey does
+  // not move, and SmallBuffer's elements never do.
+  SmallBuffer<LookupKey, kInlineBatch> lookup_keys(keys.size());
+  SmallBuffer<Version::BatchLookup, kInlineBatch> lookups(keys.size());
   ReadStats stats;
   stats.gets = keys.size();
   for (const uint32_t i : order) {
-    const LookupKey& lkey = lookup_keys[i].emplace(keys[i], sequence);
+    const LookupKey& lkey = lookup_keys.emplace_back(keys[i], sequence);
     FilterKeyHash* filter_key = &filter_keys[i];
     Version::BatchLookup& l = lookups.emplace_back(
         Version::BatchLookup{&lkey, filter_key, &(*values)[i], &statuses[i]});
@@ -152,7 +158,8 @@ std::vector<absl::Status> DBImpl::MultiGet(
       ++stats.memtable_hits;
     }
   }
-  sv->version->MultiGet(options, absl::MakeSpan(lookups), &stats);
+  sv->version->MultiGet(options, absl::MakeSpan(lookups.data(), lookups.size()),
+                        &stats);
   sv.AddStats(stats);
   return statuses;
 }

@@ -11,6 +11,7 @@
 #include "filter/filter.h"
 #include "table/iterators.h"
 #include "util/coding.h"
+#include "util/small_buffer.h"
 
 namespace sift {
 
@@ -333,9 +334,10 @@ void Version::MultiGet(const ReadOptions& options,
     const Probe* probe;
     Table::DataBlockLocation block;
   };
-  std::vector<Probe> round;
-  std::vector<Hit> hits;
-  round.reserve(lookups.size());
+  // A round holds at most one probe per lookup, and at most every probe
+  // passes its filter: on the stack for DB::MultiGet's usual batches.
+  SmallBuffer<Probe, kInlineBatch> round(lookups.size());
+  SmallBuffer<Hit, kInlineBatch> hits(lookups.size());
   std::vector<TableCache::TableRef> refs;  // tables not pinned in their file
   auto fail = [&](const Probe& p, absl::Status s) {
     *p.lookup->status = std::move(s);
@@ -452,7 +454,7 @@ void Version::MultiGet(const ReadOptions& options,
     }
     for (size_t i = begin; i < end; ++i) {
       if (!lookups[i].done) {
-        round.push_back(Probe{&lookups[i], 0, false, &f, nullptr});
+        round.emplace_back(Probe{&lookups[i], 0, false, &f, nullptr});
       }
     }
     run_round();
@@ -481,7 +483,7 @@ void Version::MultiGet(const ReadOptions& options,
       if (!bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
         continue;
       }
-      round.push_back(
+      round.emplace_back(
           Probe{&lookups[i], level, false, files[index].get(), nullptr});
     }
     run_round();

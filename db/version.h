@@ -82,6 +82,11 @@ class Version {
                    FilterKeyHash* filter_key, std::string* value,
                    ReadStats* stats) const;
 
+  // A batch of up to this many lookups keeps its per-key state on the stack
+  // (DBImpl::MultiGet and MultiGet below), about 11 KiB of it; a larger one
+  // on the heap.
+  static constexpr size_t kInlineBatch = 32;
+
   // One key of a batched lookup (MultiGet).
   struct BatchLookup {
     const LookupKey* key;

@@ -20,7 +20,8 @@ namespace {
 void ExpectOrdered(const Comparator* ucmp,
                    const std::vector<std::string>& keys) {
   const std::vector<std::string_view> views(keys.begin(), keys.end());
-  const std::vector<uint32_t> order = BatchOrder(ucmp, views);
+  std::vector<uint32_t> order(keys.size());
+  BatchOrder(ucmp, views, absl::MakeSpan(order));
   ASSERT_EQ(order.size(), keys.size());
   std::vector<bool> seen(keys.size());
   for (const uint32_t i : order) {
