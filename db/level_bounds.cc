@@ -55,11 +55,12 @@ void LevelBounds::Build(const InternalKeyComparator& icmp,
   }
   common_.assign(first.data(), common);
   smallest_.reserve(files.size());
-  largest_.reserve(files.size());
+  largest_.reserve(files.size() + kLinearSteps);
   for (const auto& f : files) {
     smallest_.push_back(Window(f->smallest.user_key()));
     largest_.push_back(Window(f->largest.user_key()));
   }
+  largest_.insert(largest_.end(), kLinearSteps, ~uint64_t{0});
   usable_ = true;
 }
 
@@ -91,8 +92,7 @@ size_t LevelBounds::Search(const InternalKeyComparator& icmp,
   // larger window on end after it. The files in between end in the key's
   // window, and only a compare of the keys tells.
   if (lo == n || largest_[lo] != window) return lo;
-  const size_t hi =
-      std::upper_bound(begin + lo, largest_.end(), window) - begin;
+  const size_t hi = std::upper_bound(begin + lo, begin + n, window) - begin;
   return FindFileBetween(icmp, files, internal_key, lo, hi);
 }
 

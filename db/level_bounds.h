@@ -36,8 +36,9 @@ size_t FindFileBetween(const InternalKeyComparator& icmp, const FileList& files,
 // Under any other comparator (usable() false) every search and range test
 // compares the keys, so callers have one path whatever the order.
 //
-// Invariant: either usable() is false, or largest_ and smallest_ hold one
-// window per file of the FileList given to Build, in the same order.
+// Invariant: either usable() is false, or smallest_ holds one window per file
+// of the FileList given to Build, in the same order, and largest_ the same
+// followed by kLinearSteps padding entries of ~0 (which no window is below).
 //
 // Thread safety: const methods are safe for concurrent use.
 class LevelBounds {
@@ -102,11 +103,29 @@ class LevelBounds {
   size_t FindFile(const InternalKeyComparator& icmp, const FileList& files,
                   std::string_view internal_key, const Position& position,
                   size_t from = 0) const {
-    // The common case of a batch's sorted keys, inline: the key's file is
-    // the one the previous key fell into.
-    if (position.side == Position::Side::kInside && from < largest_.size() &&
-        largest_[from] > position.window) {
-      return from;
+    // The common cases, inline. A single lookup (from == 0) checks the
+    // first file, then Search does a binary search of the level. A batch's
+    // sorted keys (from > 0): the key's file is the one the previous key
+    // fell into, or a few files on (a level of F files and a batch of B
+    // keys: F / B files apart on average). The next kLinearSteps files are
+    // counted without a branch (the windows ascend, so those ending before
+    // the key come first, and the padding never does): a loop stopping at
+    // the key's file mispredicts its exit about once per key and level.
+    if (position.side == Position::Side::kInside) {
+      if (from == 0) {
+        if (largest_[0] > position.window) return 0;
+      } else {
+        size_t before = 0;
+        for (size_t i = 0; i < kLinearSteps; ++i) {
+          before += largest_[from + i] < position.window;
+        }
+        from += before;
+        // Files before `from` end before the key. Equal windows need the
+        // keys. (A padding entry here means no file holds the key.)
+        if (before < kLinearSteps && largest_[from] > position.window) {
+          return from;
+        }
+      }
     }
     return Search(icmp, files, internal_key, position, from);
   }
@@ -151,6 +170,10 @@ class LevelBounds {
   }
 
  private:
+  // How many files after the previous key's FindFile counts before it
+  // searches.
+  static constexpr size_t kLinearSteps = 4;
+
   // FindFile past its inline case.
   size_t Search(const InternalKeyComparator& icmp, const FileList& files,
                 std::string_view internal_key, const Position& position,
@@ -165,7 +188,8 @@ class LevelBounds {
   bool usable_ = false;
   std::string common_;
   std::vector<uint64_t> smallest_;  // window of each file's smallest user key
-  std::vector<uint64_t> largest_;   // window of each file's largest user key
+  std::vector<uint64_t> largest_;   // window of each file's largest user key,
+                                    // then the padding
 };
 
 }  // namespace sift
