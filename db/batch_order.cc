@@ -46,7 +46,19 @@ template <typename T>
 // instruction instead of SSE2's 4. (By callgrind, in batches of 32 keys:
 // 30 instructions a key with AVX2 and 67 with SSE2, where keeping the counts
 // in memory costs more than a horizontal sum per value, 59.)
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+//
+// Not under ThreadSanitizer: the ifunc's resolver runs while the program is
+// relocated, before the sanitizer's runtime is set up, and its instrumented
+// code crashes there.
+#if defined(__SANITIZE_THREAD__)
+#define SIFT_NO_TARGET_CLONES 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIFT_NO_TARGET_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+    !defined(SIFT_NO_TARGET_CLONES)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 bool RankDistinct32(const int32_t* values, size_t n, uint32_t* order) {
