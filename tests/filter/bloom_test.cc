@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "tests/filter/filter_keys.h"
 #include "util/hash.h"
+#include "util/random.h"
 
 namespace sift {
 namespace {
@@ -285,6 +286,68 @@ TEST(BloomProbeTest, BlockedMaskSetsExactlyKDistinctBits) {
       }
     }
   }
+}
+
+// The AVX2 test of the first draws answers as the scalar one does, for every
+// k, on lines from sparse to nearly full (so both answers occur often), and
+// on lines missing exactly one of the key's bits.
+TEST(BloomProbeTest, Avx2FirstDrawsAgreeWithScalar) {
+  if (!internal::kUseAvx2Draws) GTEST_SKIP() << "the CPU has no AVX2";
+#if SIFT_AVX2_DRAWS
+  Random rnd(301);
+  int positives = 0;
+  int negatives = 0;
+  for (uint32_t k = 1; k <= kMaxFilterProbes; ++k) {
+    for (int i = 0; i < 4000; ++i) {
+      // Each bit set with probability 1 - 2^-density: 1/2 .. 255/256.
+      const int density = 1 + i % 8;
+      uint64_t line[kLineWords];
+      for (uint64_t& w : line) {
+        w = ~uint64_t{0};
+        for (int d = 0; d < density; ++d) w &= rnd.Next64();
+        w = ~w;
+      }
+      const uint64_t fields = rnd.Next64();
+      bool scalar;
+      switch (std::min<uint32_t>(k, 7)) {
+        case 1:
+          scalar = internal::FirstDrawsSet<1>(line, fields);
+          break;
+        case 2:
+          scalar = internal::FirstDrawsSet<2>(line, fields);
+          break;
+        case 3:
+          scalar = internal::FirstDrawsSet<3>(line, fields);
+          break;
+        case 4:
+          scalar = internal::FirstDrawsSet<4>(line, fields);
+          break;
+        case 5:
+          scalar = internal::FirstDrawsSet<5>(line, fields);
+          break;
+        case 6:
+          scalar = internal::FirstDrawsSet<6>(line, fields);
+          break;
+        default:
+          scalar = internal::FirstDrawsSet<7>(line, fields);
+          break;
+      }
+      ASSERT_EQ(internal::FirstDrawsSetAvx2(line, fields, k), scalar)
+          << "k " << k << " fields " << fields;
+      (scalar ? positives : negatives)++;
+      // A full line without one of the first draws' bits answers no.
+      const uint32_t draw = static_cast<uint32_t>(i) % std::min<uint32_t>(k, 7);
+      const uint32_t offset = (fields >> (9 * draw)) & 511;
+      std::fill(line, line + kLineWords, ~uint64_t{0});
+      ASSERT_TRUE(internal::FirstDrawsSetAvx2(line, fields, k));
+      line[offset / 64] &= ~(uint64_t{1} << (offset % 64));
+      ASSERT_FALSE(internal::FirstDrawsSetAvx2(line, fields, k))
+          << "k " << k << " draw " << draw;
+    }
+  }
+  EXPECT_GT(positives, 5000);
+  EXPECT_GT(negatives, 5000);
+#endif
 }
 
 TEST(BloomProbeTest, BlockedOffsetsAreUniform) {
