@@ -167,7 +167,29 @@ inline bool FirstDrawsSet(const Word* line, uint64_t fields) {
   return (all_set & 1) != 0;
 }
 
-// FirstDrawsSet over min(k, 7) draws in AVX2 (bloom_probe_avx2.cc): about a
+// FirstDrawsSet over min(k, 7) draws, k >= 1.
+template <typename Word>
+inline bool FirstDrawsSetScalar(const Word* line, uint64_t fields,
+                                uint32_t num_probes) {
+  switch (num_probes) {
+    case 1:
+      return FirstDrawsSet<1>(line, fields);
+    case 2:
+      return FirstDrawsSet<2>(line, fields);
+    case 3:
+      return FirstDrawsSet<3>(line, fields);
+    case 4:
+      return FirstDrawsSet<4>(line, fields);
+    case 5:
+      return FirstDrawsSet<5>(line, fields);
+    case 6:
+      return FirstDrawsSet<6>(line, fields);
+    default:
+      return FirstDrawsSet<7>(line, fields);
+  }
+}
+
+// The same in AVX2 (bloom_probe_avx2.cc): about a
 // third of the scalar test's instructions, less a call, since it cannot be
 // inlined into code built for the baseline. Used only when kUseAvx2Draws,
 // which is set before main from what the CPU supports. Not for the
@@ -181,6 +203,18 @@ bool FirstDrawsSetAvx2(const uint64_t* line, uint64_t fields,
 #define SIFT_AVX2_DRAWS 0
 inline constexpr bool kUseAvx2Draws = false;
 #endif
+
+// The first draws' test this CPU runs fastest for `Word`. REQUIRES: k >= 1.
+template <typename Word>
+inline bool FirstDrawsSetFastest(const Word* line, uint64_t fields,
+                                 uint32_t num_probes) {
+#if SIFT_AVX2_DRAWS
+  if constexpr (std::is_same_v<Word, uint64_t>) {
+    if (kUseAvx2Draws) return FirstDrawsSetAvx2(line, fields, num_probes);
+  }
+#endif
+  return FirstDrawsSetScalar(line, fields, num_probes);
+}
 
 // A repeat among the first draws, or k > 7: walk all k distinct offsets as
 // BlockedMask draws them. Out of line: rare (an absent key gets here once in
@@ -228,42 +262,7 @@ inline bool BlockedMayContain(uint64_t h, uint32_t num_probes,
   // The count is a template argument so that the test unrolls: with a
   // run-time count the loop control costs as much as the draws.
   if (num_probes == 0) return true;
-  bool all_set;
-#if SIFT_AVX2_DRAWS
-  if constexpr (std::is_same_v<Word, uint64_t>) {
-    if (internal::kUseAvx2Draws) {
-      if (!internal::FirstDrawsSetAvx2(line, fields, num_probes)) return false;
-      if (num_probes <= 7 && FirstFieldsDistinct(fields, num_probes)) {
-        return true;
-      }
-      return internal::AllDrawsSet(line, fields, num_probes);
-    }
-  }
-#endif
-  switch (num_probes) {
-    case 1:
-      all_set = internal::FirstDrawsSet<1>(line, fields);
-      break;
-    case 2:
-      all_set = internal::FirstDrawsSet<2>(line, fields);
-      break;
-    case 3:
-      all_set = internal::FirstDrawsSet<3>(line, fields);
-      break;
-    case 4:
-      all_set = internal::FirstDrawsSet<4>(line, fields);
-      break;
-    case 5:
-      all_set = internal::FirstDrawsSet<5>(line, fields);
-      break;
-    case 6:
-      all_set = internal::FirstDrawsSet<6>(line, fields);
-      break;
-    default:
-      all_set = internal::FirstDrawsSet<7>(line, fields);
-      break;
-  }
-  if (!all_set) return false;
+  if (!internal::FirstDrawsSetFastest(line, fields, num_probes)) return false;
   if (num_probes <= 7 && FirstFieldsDistinct(fields, num_probes)) return true;
   return internal::AllDrawsSet(line, fields, num_probes);
 }

@@ -49,6 +49,18 @@ void ExpectSameAsGet(DB* db, const ReadOptions& ro,
   }
 }
 
+// One MultiGet of every key of `keys` with default read options.
+struct BatchResult {
+  std::vector<absl::Status> statuses;
+  std::vector<std::string> values;
+};
+BatchResult MultiGetAll(DB* db, const std::vector<std::string>& keys) {
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  BatchResult r;
+  r.statuses = db->MultiGet(ReadOptions(), views, &r.values);
+  return r;
+}
+
 TEST(DBMultiGetTest, EmptyBatch) {
   auto env = test::NewTestEnv();
   Options options;
@@ -258,10 +270,7 @@ TEST(DBMultiGetTest, DamagedBlockFailsOnlyTheKeysInIt) {
     options.allow_mmap_reads = mmap;
     auto db = DB::Open(options, dir);
     ASSERT_TRUE(db.ok()) << db.status();
-    std::vector<std::string_view> views(keys.begin(), keys.end());
-    std::vector<std::string> values;
-    const std::vector<absl::Status> statuses =
-        (*db)->MultiGet(ReadOptions(), views, &values);
+    const auto [statuses, values] = MultiGetAll(db->get(), keys);
     int damaged = 0, ok = 0;
     for (size_t i = 0; i < keys.size(); ++i) {
       std::string value;
@@ -315,10 +324,7 @@ TEST(DBMultiGetTest, UnreadableOlderTableFailsOnlyTheKeysItHolds) {
                                std::filesystem::file_size(old_table) / 2);
   auto db = DB::Open(options, dir);
   ASSERT_TRUE(db.ok()) << db.status();
-  std::vector<std::string_view> views(keys.begin(), keys.end());
-  std::vector<std::string> values;
-  const std::vector<absl::Status> statuses =
-      (*db)->MultiGet(ReadOptions(), views, &values);
+  const auto [statuses, values] = MultiGetAll(db->get(), keys);
   ASSERT_EQ(statuses.size(), keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     if (i % 2 == 0) {

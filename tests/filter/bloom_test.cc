@@ -308,30 +308,7 @@ TEST(BloomProbeTest, Avx2FirstDrawsAgreeWithScalar) {
         w = ~w;
       }
       const uint64_t fields = rnd.Next64();
-      bool scalar;
-      switch (std::min<uint32_t>(k, 7)) {
-        case 1:
-          scalar = internal::FirstDrawsSet<1>(line, fields);
-          break;
-        case 2:
-          scalar = internal::FirstDrawsSet<2>(line, fields);
-          break;
-        case 3:
-          scalar = internal::FirstDrawsSet<3>(line, fields);
-          break;
-        case 4:
-          scalar = internal::FirstDrawsSet<4>(line, fields);
-          break;
-        case 5:
-          scalar = internal::FirstDrawsSet<5>(line, fields);
-          break;
-        case 6:
-          scalar = internal::FirstDrawsSet<6>(line, fields);
-          break;
-        default:
-          scalar = internal::FirstDrawsSet<7>(line, fields);
-          break;
-      }
+      const bool scalar = internal::FirstDrawsSetScalar(line, fields, k);
       ASSERT_EQ(internal::FirstDrawsSetAvx2(line, fields, k), scalar)
           << "k " << k << " fields " << fields;
       (scalar ? positives : negatives)++;
