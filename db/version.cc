@@ -329,6 +329,7 @@ void Version::MultiGet(const ReadOptions& options,
     bool visible;  // the file may hold entries the batch's sequence sees
     const FileMetaData* file;
     const Table* table;
+    FilterReader::Located filter;  // the key's place in table's filter
   };
   struct Hit {
     const Probe* probe;
@@ -371,12 +372,13 @@ void Version::MultiGet(const ReadOptions& options,
       }
       p.table = last_table;
       p.visible = last_visible;
-      if (p.visible) p.table->PrefetchFilter(p.lookup->filter_key);
+      if (p.visible) p.filter = p.table->LocateInFilter(p.lookup->filter_key);
     }
     for (const Probe& p : round) {
       if (p.lookup->done) continue;  // its table could not be opened
       ++stats->tables_probed;
-      if (!p.visible || !p.table->FilterMayMatch(p.lookup->filter_key, stats)) {
+      if (!p.visible ||
+          !p.table->FilterMayMatch(p.filter, p.lookup->filter_key, stats)) {
         continue;  // as in ProbeTable
       }
       absl::StatusOr<std::optional<Table::DataBlockLocation>> block =
@@ -454,7 +456,7 @@ void Version::MultiGet(const ReadOptions& options,
     }
     for (size_t i = begin; i < end; ++i) {
       if (!lookups[i].done) {
-        round.emplace_back(Probe{&lookups[i], 0, false, &f, nullptr});
+        round.emplace_back(Probe{&lookups[i], 0, false, &f, nullptr, {}});
       }
     }
     run_round();
@@ -484,7 +486,7 @@ void Version::MultiGet(const ReadOptions& options,
         continue;
       }
       round.emplace_back(
-          Probe{&lookups[i], level, false, files[index].get(), nullptr});
+          Probe{&lookups[i], level, false, files[index].get(), nullptr, {}});
     }
     run_round();
   }

@@ -149,15 +149,34 @@ class FilterReader {
   // Start loading the memory MayMatch(key) will read, without waiting for
   // it: a batch of lookups prefetches every key's line before probing any,
   // so the cache misses overlap. A hint only.
-  void Prefetch(FilterKeyHash* key) const {
+  void Prefetch(FilterKeyHash* key) const { (void)Locate(key); }
+
+  // Where a key's probe of this filter reads, found by Locate, which also
+  // prefetches it; MayMatch(located, key) then tests without hashing the
+  // key or finding its line again. A batch locates its keys in every filter
+  // of a round before it tests any. Valid as long as the reader.
+  struct Located {
+    const uint64_t* line = nullptr;  // blocked Bloom: the key's line
+    uint64_t fields = 0;             // blocked Bloom: ProbeRemix of its hash
+  };
+  Located Locate(FilterKeyHash* key) const {
     if (blocked_.words != nullptr) {
-      __builtin_prefetch(
-          blocked_.words +
-          BlockedLine(key->ForSeed(blocked_.seed), blocked_.num_lines) *
-              kLineWords);
-      return;
+      const uint64_t h = key->ForSeed(blocked_.seed);
+      const uint64_t* line =
+          blocked_.words + BlockedLine(h, blocked_.num_lines) * kLineWords;
+      __builtin_prefetch(line);
+      return {line, ProbeRemix(h)};
     }
     DoPrefetch(key);
+    return {};
+  }
+  // MayMatch(key). REQUIRES: `located` is Locate(key) of this reader.
+  bool MayMatch(const Located& located, FilterKeyHash* key) const {
+    if (blocked_.words != nullptr) {
+      return BlockedLineMayContain(located.line, located.fields,
+                                   blocked_.num_probes);
+    }
+    return DoMayMatch(key);
   }
   void Prefetch(std::string_view key) const {
     FilterKeyHash hash(key);

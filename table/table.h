@@ -70,12 +70,14 @@ class Table {
   // Inline: a lookup calls it for every table it meets.
   bool FilterMayMatch(FilterKeyHash* filter_key, ReadStats* stats) const {
     if (filter_ == nullptr) return true;
-    if (!filter_->MayMatch(filter_key)) {
-      ++stats->filter_negatives;
-      return false;
-    }
-    ++stats->filter_positives;
-    return true;
+    return CountFilterAnswer(filter_->MayMatch(filter_key), stats);
+  }
+  // The same, finishing the probe LocateInFilter began.
+  // REQUIRES: `located` is LocateInFilter(filter_key) of this table.
+  bool FilterMayMatch(const FilterReader::Located& located,
+                      FilterKeyHash* filter_key, ReadStats* stats) const {
+    if (filter_ == nullptr) return true;
+    return CountFilterAnswer(filter_->MayMatch(located, filter_key), stats);
   }
   // The rest of Get (index, data block, `handle`), once FilterMayMatch
   // answered true for `key`.
@@ -127,11 +129,13 @@ class Table {
       absl::FunctionRef<bool(std::string_view, std::string_view)> handle,
       ReadStats* stats) const;
 
-  // Start loading the filter memory FilterMayMatch will probe
-  // (FilterReader::Prefetch); a batch of lookups calls this for all its keys
-  // first. Same REQUIRES as FilterMayMatch.
-  void PrefetchFilter(FilterKeyHash* filter_key) const {
-    if (filter_ != nullptr) filter_->Prefetch(filter_key);
+  // Find the filter memory FilterMayMatch will probe and start loading it
+  // (FilterReader::Locate); a batch of lookups calls this for all its keys
+  // first, and passes the result to FilterMayMatch. Same REQUIRES as
+  // FilterMayMatch.
+  FilterReader::Located LocateInFilter(FilterKeyHash* filter_key) const {
+    if (filter_ == nullptr) return {};
+    return filter_->Locate(filter_key);
   }
 
   // Iterator over all entries. REQUIRES: the Table outlives it.
@@ -151,6 +155,11 @@ class Table {
  private:
   struct Rep;
   explicit Table(std::unique_ptr<Rep> rep);
+  static bool CountFilterAnswer(bool may_match, ReadStats* stats) {
+    ++(may_match ? stats->filter_positives : stats->filter_negatives);
+    return may_match;
+  }
+
   std::unique_ptr<Rep> rep_;
   // rep_->filter, held here too so that the filter calls above inline
   // without reaching into Rep. Never changes after construction.

@@ -231,6 +231,57 @@ TEST(DBMultiGetTest, CountsEachKeyAsOneGet) {
   EXPECT_EQ(after.tables_probed - before.tables_probed, 2u);
 }
 
+TEST(DBMultiGetTest, FilterCountsEqualGetsKeyByKey) {
+  // A batch locates every key in every filter of a round before it tests
+  // any; what it counts per key must still be what a Get of that key counts.
+  auto env = test::NewTestEnv();
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  options.filter_bits_per_key = 4;  // false positives among the absent keys
+  auto db = DB::Open(options, "/mg");
+  ASSERT_TRUE(db.ok());
+  // A deeper level of every third key, then three level-0 tables over the
+  // same range.
+  for (int i = 0; i < 3000; i += 3) {
+    ASSERT_TRUE((*db)->Put(WriteOptions(), Key(i), "deep").ok());
+  }
+  ASSERT_TRUE((*db)->CompactRange(nullptr, nullptr).ok());
+  for (int t = 0; t < 3; ++t) {
+    for (int i = t; i < 3000; i += 7) {
+      ASSERT_TRUE((*db)->Put(WriteOptions(), Key(i), "l0").ok());
+    }
+    ASSERT_TRUE((*db)->Flush().ok());
+  }
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3000; ++i) keys.push_back(Key(i));
+  for (int i = 0; i < 1000; ++i) keys.push_back(Key(i) + "x");  // absent
+
+  auto filter_counts = [](const ReadStats& after, const ReadStats& before) {
+    return std::vector<uint64_t>{
+        after.tables_probed - before.tables_probed,
+        after.filter_negatives - before.filter_negatives,
+        after.filter_positives - before.filter_positives,
+        after.filter_false_positives - before.filter_false_positives};
+  };
+  const ReadStats start = (*db)->GetReadStats();
+  for (const std::string& key : keys) {
+    std::string value;
+    (void)(*db)->Get(ReadOptions(), key, &value);
+  }
+  const ReadStats after_gets = (*db)->GetReadStats();
+  for (size_t i = 0; i < keys.size(); i += 32) {
+    std::vector<std::string> batch(
+        keys.begin() + i, keys.begin() + std::min(keys.size(), i + 32));
+    (void)MultiGetAll(db->get(), batch);
+  }
+  const ReadStats after_batches = (*db)->GetReadStats();
+  const std::vector<uint64_t> by_get = filter_counts(after_gets, start);
+  EXPECT_EQ(filter_counts(after_batches, after_gets), by_get);
+  EXPECT_GT(by_get[1], 1000u);  // negatives
+  EXPECT_GT(by_get[3], 10u);    // false positives
+}
+
 TEST(DBMultiGetTest, DamagedBlockFailsOnlyTheKeysInIt) {
   const std::string dir = testing::TempDir() + "sift_multiget_damage";
   std::filesystem::remove_all(dir);

@@ -342,6 +342,36 @@ TEST(BloomProbeTest, BlockedOffsetsAreUniform) {
   }
 }
 
+TEST(FilterReaderTest, LocatedProbeAnswersAsMayMatch) {
+  // A batch locates a key (and prefetches its memory) in one pass and tests
+  // it in another: the two steps must give MayMatch's answer for every kind,
+  // present keys and absent ones, positives and negatives alike.
+  for (FilterKind kind : {FilterKind::kStandardBloom, FilterKind::kBlockedBloom,
+                          FilterKind::kBinaryFuse}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    // Few bits per key, so that absent keys give false positives too.
+    std::unique_ptr<FilterReader> reader =
+        BuildAndCheckAll(kind, 4.0, KeyFamily::kDecimal, 5000);
+    ASSERT_NE(reader, nullptr);
+    uint64_t positives = 0;
+    uint64_t negatives = 0;
+    KeySequence keys(KeyFamily::kDecimal, 0);  // 5000 present, then absent
+    for (int i = 0; i < 40000; ++i) {
+      const std::string_view key = keys.Next();
+      FilterKeyHash located_key(key);
+      const FilterReader::Located located = reader->Locate(&located_key);
+      const bool answer = reader->MayMatch(located, &located_key);
+      ASSERT_EQ(answer, reader->KeyMayMatch(key)) << key;
+      if (i < 5000) {
+        ASSERT_TRUE(answer) << key;
+      }
+      (answer ? positives : negatives) += 1;
+    }
+    EXPECT_GT(positives, 5000u);  // some absent keys pass
+    EXPECT_GT(negatives, 20000u);
+  }
+}
+
 TEST(AlignedWordsTest, CacheLineAlignedAndZeroed) {
   for (uint64_t words : {0ull, 1ull, 7ull, 8ull, 9ull, 1000ull}) {
     AlignedWords a(words);
