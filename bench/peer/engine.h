@@ -36,6 +36,9 @@ struct PeerSettings {
   std::string sift_filter = "blocked";
   uint64_t seed = 301;
   int batch_size = 32;  // keys per MultiGet in the multiread workloads
+  // readrandom and multireadrandom (and readmissing and multireadmissing)
+  // alternate in this many slices of their reads.
+  int read_slices = 10;
   // Table reads bypass the page cache: sift's Options::use_direct_reads,
   // RocksDB's use_direct_reads (its compaction inputs then read direct too,
   // with its own readahead). LevelDB has no direct I/O and reads buffered

@@ -115,6 +115,122 @@ double Settle(Engine* e) {
   return double(NowNanos() - start) / 1e9;
 }
 
+// What a read workload draws: a present key uniformly, an absent key
+// uniformly, or a present key from the Zipfian distribution.
+enum class Draw { kPresent, kMissing, kHot };
+
+// One read workload's totals over the slices that ran it.
+struct ReadTotals {
+  Histogram lat;  // per Get, or per key of a MultiGet
+  uint64_t ops = 0;
+  uint64_t nanos = 0;
+  uint64_t found = 0;
+  uint64_t block_reads = 0;
+  uint64_t bytes_read = 0;
+  uint64_t background_reads = 0;
+
+  Json ToJson() const {
+    const double seconds = double(nanos) / 1e9;
+    return {{"ops", ops},
+            {"seconds", seconds},
+            {"ops_per_sec", double(ops) / seconds},
+            {"latency_us", LatencyJson(lat)},
+            {"found", found},
+            {"block_reads", block_reads},
+            {"block_reads_per_get", double(block_reads) / double(ops)},
+            {"bytes_read", bytes_read},
+            {"background_reads", background_reads}};
+  }
+};
+
+// The keys of a workload's next reads, drawn from its own stream.
+class KeyDraws {
+ public:
+  KeyDraws(const KeySpace& keys, const ZipfianGenerator& zipf, uint64_t num,
+           Draw draw, uint64_t seed)
+      : keys_(keys), zipf_(zipf), num_(num), draw_(draw), rnd_(seed) {}
+  void Next(char* key) {
+    switch (draw_) {
+      case Draw::kPresent:
+        keys_.Present(rnd_.Uniform(num_), key);
+        return;
+      case Draw::kMissing:
+        keys_.Missing(rnd_.Uniform(num_), key);
+        return;
+      case Draw::kHot:
+        keys_.Present(zipf_.Next(rnd_.NextDouble()), key);
+        return;
+    }
+  }
+
+ private:
+  const KeySpace& keys_;
+  const ZipfianGenerator& zipf_;
+  const uint64_t num_;
+  const Draw draw_;
+  Random rnd_;
+};
+
+// `n` more single-key Gets, added to `t`.
+absl::Status RunGets(Engine* e, KeyDraws* draws, int key_size, uint64_t n,
+                     ReadTotals* t) {
+  std::string key(static_cast<size_t>(key_size), '\0');
+  std::string value;
+  const uint64_t fg0 = e->counter().foreground_reads();
+  const uint64_t fgb0 = e->counter().foreground_bytes();
+  const uint64_t bg0 = e->counter().background_reads();
+  const uint64_t start = NowNanos();
+  for (uint64_t i = 0; i < n; ++i) {
+    draws->Next(key.data());
+    bool hit = false;
+    const uint64_t t0 = NowNanos();
+    absl::Status st = e->Get(key, &value, &hit);
+    t->lat.Add(double(NowNanos() - t0) / 1e3);
+    if (!st.ok()) return st;
+    t->found += hit;
+  }
+  t->nanos += NowNanos() - start;
+  t->ops += n;
+  t->block_reads += e->counter().foreground_reads() - fg0;
+  t->bytes_read += e->counter().foreground_bytes() - fgb0;
+  t->background_reads += e->counter().background_reads() - bg0;
+  return absl::OkStatus();
+}
+
+// `n` more keys looked up `batch` per MultiGet, added to `t` (ops are keys;
+// latency is per key).
+absl::Status RunMultiGets(Engine* e, KeyDraws* draws, int key_size,
+                          size_t batch, uint64_t n, ReadTotals* t) {
+  std::vector<std::string> batch_keys(
+      batch, std::string(static_cast<size_t>(key_size), '\0'));
+  std::vector<std::string_view> views;
+  std::vector<std::string> batch_values;
+  std::vector<bool> hits;
+  const uint64_t fg0 = e->counter().foreground_reads();
+  const uint64_t fgb0 = e->counter().foreground_bytes();
+  const uint64_t bg0 = e->counter().background_reads();
+  const uint64_t start = NowNanos();
+  for (uint64_t i = 0; i < n;) {
+    const size_t m = static_cast<size_t>(std::min<uint64_t>(batch, n - i));
+    views.clear();
+    for (size_t j = 0; j < m; ++j) {
+      draws->Next(batch_keys[j].data());
+      views.push_back(batch_keys[j]);
+    }
+    const uint64_t t0 = NowNanos();
+    absl::Status st = e->MultiGet(views, &batch_values, &hits);
+    t->lat.Add(double(NowNanos() - t0) / 1e3 / double(m));
+    if (!st.ok()) return st;
+    for (size_t j = 0; j < m; ++j) t->found += hits[j];
+    i += m;
+  }
+  t->nanos += NowNanos() - start;
+  t->ops += n;
+  t->block_reads += e->counter().foreground_reads() - fg0;
+  t->bytes_read += e->counter().foreground_bytes() - fgb0;
+  t->background_reads += e->counter().background_reads() - bg0;
+  return absl::OkStatus();
+}
 // Runs every workload on one engine; the result as JSON.
 absl::StatusOr<Json> RunEngine(const std::string& engine_name,
                                const PeerSettings& s, const std::string& dir) {
@@ -139,7 +255,6 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
   if (!opened.ok()) return opened.status();
   Engine* e = opened->get();
   std::string key(s.key_size, '\0');
-  std::string value;
 
   Json results = Json::object();
   {
@@ -170,91 +285,56 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
          double(e->counter().written_bytes() - written0) /
              (double(s.num) * double(s.key_size + s.value_size))}};
   }
-  // The same draws as kvbench's workloads of the same names (thread 0).
-  const std::pair<const char*, uint64_t> reads[] = {
-      {"readrandom", 2}, {"readmissing", 3}, {"readhot", 4}};
-  for (const auto& [w, kind_seed] : reads) {
-    const std::string name = w;
-    Random rnd(s.seed * 1000003 + kind_seed * 101);
-    Histogram lat;
-    uint64_t found = 0;
-    const uint64_t fg0 = e->counter().foreground_reads();
-    const uint64_t fgb0 = e->counter().foreground_bytes();
-    const uint64_t bg0 = e->counter().background_reads();
-    const uint64_t start = NowNanos();
-    for (uint64_t i = 0; i < s.reads; ++i) {
-      if (name == "readmissing") {
-        keys.Missing(rnd.Uniform(s.num), key.data());
-      } else if (name == "readhot") {
-        keys.Present(zipf.Next(rnd.NextDouble()), key.data());
-      } else {
-        keys.Present(rnd.Uniform(s.num), key.data());
-      }
-      bool hit = false;
-      const uint64_t t0 = NowNanos();
-      absl::Status st = e->Get(key, &value, &hit);
-      lat.Add(double(NowNanos() - t0) / 1e3);
+  // Each single-key workload and its batched twin run in alternating
+  // slices (single then batched, batched then single, ...), so that a drift
+  // in the machine's speed during the run falls on both sides of their ratio
+  // alike. The single-key workloads draw the same keys as kvbench's of the
+  // same names (thread 0); the batched ones draw from streams of their own,
+  // so that a slice never finds in the caches the blocks the slice before it
+  // just read for the same keys.
+  struct Pair {
+    const char* single;
+    const char* multi;
+    Draw draw;
+    uint64_t single_seed;
+    uint64_t multi_seed;
+  };
+  const Pair pairs[] = {
+      {"readrandom", "multireadrandom", Draw::kPresent, 2, 12},
+      {"readmissing", "multireadmissing", Draw::kMissing, 3, 13}};
+  const auto stream = [&](uint64_t kind_seed) {
+    return s.seed * 1000003 + kind_seed * 101;
+  };
+  const size_t batch = static_cast<size_t>(s.batch_size);
+  const uint64_t slices = static_cast<uint64_t>(s.read_slices);
+  for (const Pair& p : pairs) {
+    KeyDraws single_draws(keys, zipf, s.num, p.draw, stream(p.single_seed));
+    KeyDraws multi_draws(keys, zipf, s.num, p.draw, stream(p.multi_seed));
+    ReadTotals single, multi;
+    for (uint64_t slice = 0; slice < slices; ++slice) {
+      const uint64_t n =
+          s.reads * (slice + 1) / slices - s.reads * slice / slices;
+      auto run_single = [&] {
+        return RunGets(e, &single_draws, s.key_size, n, &single);
+      };
+      auto run_multi = [&] {
+        return RunMultiGets(e, &multi_draws, s.key_size, batch, n, &multi);
+      };
+      absl::Status st = slice % 2 == 0 ? run_single() : run_multi();
+      if (st.ok()) st = slice % 2 == 0 ? run_multi() : run_single();
       if (!st.ok()) return st;
-      found += hit;
     }
-    const double seconds = double(NowNanos() - start) / 1e9;
-    const uint64_t reads = e->counter().foreground_reads() - fg0;
-    results[name] = {
-        {"ops", s.reads},
-        {"seconds", seconds},
-        {"ops_per_sec", s.reads / seconds},
-        {"latency_us", LatencyJson(lat)},
-        {"found", found},
-        {"block_reads", reads},
-        {"block_reads_per_get", double(reads) / s.reads},
-        {"bytes_read", e->counter().foreground_bytes() - fgb0},
-        {"background_reads", e->counter().background_reads() - bg0}};
+    results[p.single] = single.ToJson();
+    results[p.multi] = multi.ToJson();
   }
-  // The same keys as readrandom and readmissing, batch_size per MultiGet;
-  // ops are keys, latency is per key.
-  const std::pair<const char*, uint64_t> multi_reads[] = {
-      {"multireadrandom", 2}, {"multireadmissing", 3}};
-  for (const auto& [w, kind_seed] : multi_reads) {
-    const std::string name = w;
-    const bool missing = name == "multireadmissing";
-    Random rnd(s.seed * 1000003 + kind_seed * 101);
-    Histogram lat;
-    uint64_t found = 0;
-    const size_t batch = static_cast<size_t>(s.batch_size);
-    std::vector<std::string> batch_keys(batch, std::string(s.key_size, '\0'));
-    std::vector<std::string_view> views;
-    std::vector<std::string> batch_values;
-    std::vector<bool> hits;
-    const uint64_t fg0 = e->counter().foreground_reads();
-    const uint64_t start = NowNanos();
-    for (uint64_t i = 0; i < s.reads;) {
-      const size_t n =
-          static_cast<size_t>(std::min<uint64_t>(batch, s.reads - i));
-      views.clear();
-      for (size_t j = 0; j < n; ++j) {
-        if (missing) {
-          keys.Missing(rnd.Uniform(s.num), batch_keys[j].data());
-        } else {
-          keys.Present(rnd.Uniform(s.num), batch_keys[j].data());
-        }
-        views.push_back(batch_keys[j]);
-      }
-      const uint64_t t0 = NowNanos();
-      absl::Status st = e->MultiGet(views, &batch_values, &hits);
-      lat.Add(double(NowNanos() - t0) / 1e3 / double(n));
-      if (!st.ok()) return st;
-      for (size_t j = 0; j < n; ++j) found += hits[j];
-      i += n;
+  {
+    KeyDraws hot_draws(keys, zipf, s.num, Draw::kHot, stream(4));
+    ReadTotals hot;
+    if (absl::Status st = RunGets(e, &hot_draws, s.key_size, s.reads, &hot);
+        !st.ok()) {
+      return st;
     }
-    const double seconds = double(NowNanos() - start) / 1e9;
-    const uint64_t reads = e->counter().foreground_reads() - fg0;
-    results[name] = {{"ops", s.reads},
-                     {"seconds", seconds},
-                     {"ops_per_sec", s.reads / seconds},
-                     {"latency_us", LatencyJson(lat)},
-                     {"found", found},
-                     {"block_reads", reads},
-                     {"block_reads_per_get", double(reads) / s.reads}};
+    results["readhot"] = hot.ToJson();
   }
   out["results"] = std::move(results);
   out["files_per_level"] = e->Shape();
@@ -317,12 +397,14 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
   std::printf(
       "peer_bench: %s keys x %d B, values %d B, %s reads per read workload; "
       "%zu KiB blocks, %.0f MiB block cache, %.0f MiB write buffer, %.0f MiB "
-      "tables, %g bits/key (sift: %s), no compression; one engine at a time, "
-      "each in its own process\n\n",
+      "tables, %g bits/key (sift: %s), no compression; MultiGet batches of "
+      "%d keys, each alternating with its single-key workload in %d "
+      "slices; one engine at a time, each in its own process\n\n",
       absl::StrCat(s.num).c_str(), s.key_size, s.value_size,
       absl::StrCat(s.reads).c_str(), s.block_size / 1024,
       s.cache_size / 1048576.0, s.write_buffer_size / 1048576.0,
-      s.max_file_size / 1048576.0, s.bits_per_key, s.sift_filter.c_str());
+      s.max_file_size / 1048576.0, s.bits_per_key, s.sift_filter.c_str(),
+      s.batch_size, s.read_slices);
   const Json* sift = nullptr;
   std::vector<const Json*> peers;
   for (const Json& r : runs) {
@@ -413,6 +495,33 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
     std::printf(" %14s  %s%s%s\n", ratio.c_str(), row.target,
                 verdict.empty() ? "" : " ", verdict.c_str());
   }
+  // Each engine's batched keys/s over its single-key Gets/s: the two sides
+  // ran in alternating slices, so a drift in speed cancels out.
+  const struct {
+    const char* multi;
+    const char* single;
+    const char* label;
+    double target;
+  } speedups[] = {{"multireadrandom", "readrandom", "present keys", 1.3},
+                  {"multireadmissing", "readmissing", "absent keys", 2.0}};
+  for (const auto& u : speedups) {
+    std::printf("%-16s %-14s",
+                u.multi == speedups[0].multi ? "batched/single" : "", u.label);
+    for (const Json& r : runs) {
+      std::printf(" %11.3fx",
+                  r["results"][u.multi]["ops_per_sec"].get<double>() /
+                      r["results"][u.single]["ops_per_sec"].get<double>());
+    }
+    std::string verdict;
+    if (sift != nullptr) {
+      const Json& res = (*sift)["results"];
+      verdict = res[u.multi]["ops_per_sec"].get<double>() >=
+                        u.target * res[u.single]["ops_per_sec"].get<double>()
+                    ? "met"
+                    : "MISSED";
+    }
+    std::printf(" %14s  sift >= %.2fx %s\n", "-", u.target, verdict.c_str());
+  }
   std::printf("%-16s %-14s", "table reads", "mode");
   for (const Json& r : runs) {
     std::printf(" %12s", r["read_mode"].get<std::string>().c_str());
@@ -492,6 +601,10 @@ int Main(int argc, char** argv) {
   app.add_option("--batch_size", s.batch_size,
                  "Keys per MultiGet in multireadrandom and multireadmissing")
       ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--read_slices", s.read_slices,
+                 "Slices in which each single-key read workload alternates "
+                 "with its batched twin")
+      ->check(CLI::Range(1, 1000000));
   app.add_option("--seed", s.seed, "Seed of keys, values and order");
   app.add_option("--engines", engines, "Comma-separated: sift,leveldb,rocksdb");
   app.add_option("--db", dir,
@@ -575,6 +688,8 @@ int Main(int argc, char** argv) {
                        {"write_buffer_size", s.write_buffer_size},
                        {"max_file_size", s.max_file_size},
                        {"bits_per_key", s.bits_per_key},
+                       {"batch_size", s.batch_size},
+                       {"read_slices", s.read_slices},
                        {"sift_filter", s.sift_filter},
                        {"direct_reads", s.direct_reads},
                        {"compression", "none"}};
