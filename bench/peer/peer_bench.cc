@@ -171,15 +171,38 @@ class KeyDraws {
   Random rnd_;
 };
 
+// The clock and the engine's read counters from the start of one slice of a
+// workload; AddTo adds the slice to the workload's totals.
+class SliceMeter {
+ public:
+  explicit SliceMeter(Engine* e)
+      : e_(e),
+        reads_(e->counter().foreground_reads()),
+        bytes_(e->counter().foreground_bytes()),
+        background_reads_(e->counter().background_reads()),
+        start_(NowNanos()) {}
+  void AddTo(uint64_t ops, ReadTotals* t) const {
+    t->nanos += NowNanos() - start_;
+    t->ops += ops;
+    t->block_reads += e_->counter().foreground_reads() - reads_;
+    t->bytes_read += e_->counter().foreground_bytes() - bytes_;
+    t->background_reads += e_->counter().background_reads() - background_reads_;
+  }
+
+ private:
+  Engine* const e_;
+  const uint64_t reads_;
+  const uint64_t bytes_;
+  const uint64_t background_reads_;
+  const uint64_t start_;
+};
+
 // `n` more single-key Gets, added to `t`.
 absl::Status RunGets(Engine* e, KeyDraws* draws, int key_size, uint64_t n,
                      ReadTotals* t) {
   std::string key(static_cast<size_t>(key_size), '\0');
   std::string value;
-  const uint64_t fg0 = e->counter().foreground_reads();
-  const uint64_t fgb0 = e->counter().foreground_bytes();
-  const uint64_t bg0 = e->counter().background_reads();
-  const uint64_t start = NowNanos();
+  const SliceMeter meter(e);
   for (uint64_t i = 0; i < n; ++i) {
     draws->Next(key.data());
     bool hit = false;
@@ -189,11 +212,7 @@ absl::Status RunGets(Engine* e, KeyDraws* draws, int key_size, uint64_t n,
     if (!st.ok()) return st;
     t->found += hit;
   }
-  t->nanos += NowNanos() - start;
-  t->ops += n;
-  t->block_reads += e->counter().foreground_reads() - fg0;
-  t->bytes_read += e->counter().foreground_bytes() - fgb0;
-  t->background_reads += e->counter().background_reads() - bg0;
+  meter.AddTo(n, t);
   return absl::OkStatus();
 }
 
@@ -206,10 +225,7 @@ absl::Status RunMultiGets(Engine* e, KeyDraws* draws, int key_size,
   std::vector<std::string_view> views;
   std::vector<std::string> batch_values;
   std::vector<bool> hits;
-  const uint64_t fg0 = e->counter().foreground_reads();
-  const uint64_t fgb0 = e->counter().foreground_bytes();
-  const uint64_t bg0 = e->counter().background_reads();
-  const uint64_t start = NowNanos();
+  const SliceMeter meter(e);
   for (uint64_t i = 0; i < n;) {
     const size_t m = static_cast<size_t>(std::min<uint64_t>(batch, n - i));
     views.clear();
@@ -224,13 +240,10 @@ absl::Status RunMultiGets(Engine* e, KeyDraws* draws, int key_size,
     for (size_t j = 0; j < m; ++j) t->found += hits[j];
     i += m;
   }
-  t->nanos += NowNanos() - start;
-  t->ops += n;
-  t->block_reads += e->counter().foreground_reads() - fg0;
-  t->bytes_read += e->counter().foreground_bytes() - fgb0;
-  t->background_reads += e->counter().background_reads() - bg0;
+  meter.AddTo(n, t);
   return absl::OkStatus();
 }
+
 // Runs every workload on one engine; the result as JSON.
 absl::StatusOr<Json> RunEngine(const std::string& engine_name,
                                const PeerSettings& s, const std::string& dir) {
