@@ -1,5 +1,6 @@
 #include "db/dbformat.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "absl/strings/escaping.h"
@@ -79,6 +80,36 @@ std::string InternalKey::DebugString() const {
                       parsed.type == kTypeValue ? "value" : "deletion");
 }
 
+namespace {
+
+// Copies `key` to `dst`. Keys of 8 to 32 bytes (most keys) are copied as two
+// overlapping words or pairs of words, inline: memcpy of a size known only at
+// run time is a call into the C library, which costs a point read about as
+// much as the rest of building its lookup key.
+inline void CopyKeyBytes(char* dst, std::string_view key) {
+  const size_t n = key.size();
+  const char* src = key.data();
+  if (n >= 16 && n <= 32) {
+    char head[16];
+    char tail[16];
+    std::memcpy(head, src, 16);
+    std::memcpy(tail, src + n - 16, 16);
+    std::memcpy(dst, head, 16);
+    std::memcpy(dst + n - 16, tail, 16);
+  } else if (n >= 8 && n < 16) {
+    uint64_t head;
+    uint64_t tail;
+    std::memcpy(&head, src, 8);
+    std::memcpy(&tail, src + n - 8, 8);
+    std::memcpy(dst, &head, 8);
+    std::memcpy(dst + n - 8, &tail, 8);
+  } else if (n != 0) {
+    std::memcpy(dst, src, n);
+  }
+}
+
+}  // namespace
+
 LookupKey::LookupKey(std::string_view user_key, SequenceNumber sequence) {
   const size_t internal_size = user_key.size() + 8;
   // Keys under 120 bytes (nearly all) have a one-byte length: written
@@ -98,7 +129,7 @@ LookupKey::LookupKey(std::string_view user_key, SequenceNumber sequence) {
     p = EncodeVarint32(p, static_cast<uint32_t>(internal_size));
   }
   kstart_ = p;
-  if (!user_key.empty()) std::memcpy(p, user_key.data(), user_key.size());
+  CopyKeyBytes(p, user_key);
   p += user_key.size();
   EncodeFixed64(p, PackSequenceAndType(sequence, kValueTypeForSeek));
   p += 8;

@@ -81,7 +81,8 @@ class MemTableIterator final : public Iterator {
 }  // namespace
 
 MemTable::MemTable(const InternalKeyComparator& comparator, size_t filter_bytes)
-    : rep_(std::make_unique<Rep>(comparator, filter_bytes)) {}
+    : rep_(std::make_unique<Rep>(comparator, filter_bytes)),
+      filter_(rep_->filter.get()) {}
 
 MemTable::~MemTable() = default;
 
@@ -126,15 +127,8 @@ bool MemTable::Get(const LookupKey& key, std::string* value,
   return Get(key, &filter_key, value, s);
 }
 
-void MemTable::PrefetchFilter(FilterKeyHash* filter_key) const {
-  if (rep_->filter != nullptr) rep_->filter->Prefetch(filter_key);
-}
-
-bool MemTable::Get(const LookupKey& key, FilterKeyHash* filter_key,
-                   std::string* value, absl::Status* s) const {
-  if (rep_->filter != nullptr && !rep_->filter->MayContain(filter_key)) {
-    return false;
-  }
+bool MemTable::Search(const LookupKey& key, std::string* value,
+                      absl::Status* s) const {
   Table::Iterator iter(&rep_->table);
   iter.Seek(key.memtable_key().data());
   if (!iter.Valid()) return false;

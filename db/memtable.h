@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "db/dbformat.h"
+#include "db/memtable_filter.h"
 #include "filter/filter.h"
 #include "sift/iterator.h"
 
@@ -54,15 +55,29 @@ class MemTable {
   bool Get(const LookupKey& key, std::string* value, absl::Status* s) const;
   // As above, with the filter hash of key.user_key() shared with the other
   // filters the lookup probes. REQUIRES: `filter_key` hashes key.user_key().
+  // The filter test is inline: most lookups of a key the memtable does not
+  // hold end there, and a call costs them about as much as the test.
   bool Get(const LookupKey& key, FilterKeyHash* filter_key, std::string* value,
-           absl::Status* s) const;
+           absl::Status* s) const {
+    if (filter_ != nullptr && !filter_->MayContain(filter_key)) return false;
+    return Search(key, value, s);
+  }
   // Start loading the memtable filter line Get will read for `filter_key`
   // (a hint; nothing without a filter). Same REQUIRES.
-  void PrefetchFilter(FilterKeyHash* filter_key) const;
+  void PrefetchFilter(FilterKeyHash* filter_key) const {
+    if (filter_ != nullptr) filter_->Prefetch(filter_key);
+  }
 
  private:
   struct Rep;
+
+  // Get without the filter: the skiplist search.
+  bool Search(const LookupKey& key, std::string* value, absl::Status* s) const;
+
   std::unique_ptr<Rep> rep_;
+  // rep_'s filter (nullptr: none), set at construction and fixed for the
+  // memtable's life; kept here so that Get tests it without a call.
+  const MemTableFilter* const filter_;
 };
 
 }  // namespace sift

@@ -192,5 +192,19 @@ TEST(DBFormatTest, LookupKeyLayout) {
   }
 }
 
+TEST(DBFormatTest, LookupKeyCopiesEveryShortLength) {
+  // Keys of 8 to 32 bytes are copied as two overlapping words or pairs of
+  // words: every length of each branch, with no two bytes alike, so that a
+  // word copied to the wrong place shows.
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string user(n, '\0');
+    for (size_t i = 0; i < n; ++i) user[i] = static_cast<char>('A' + i);
+    const LookupKey lk(user, 5);
+    EXPECT_EQ(lk.user_key(), user) << n << " bytes";
+    EXPECT_EQ(lk.internal_key(), IKey(user, 5, kValueTypeForSeek))
+        << n << " bytes";
+  }
+}
+
 }  // namespace
 }  // namespace sift
