@@ -100,21 +100,21 @@ size_t CommonPrefix(absl::Span<const std::string_view> keys) {
   // where the batch parts. Invariant: every key is at least `offset` bytes
   // long and they all share those bytes.
   size_t offset = 0;
-  bool all_long = true;
-  while (all_long && first.size() >= offset + 8) {
+  for (; first.size() >= offset + 8; offset += 8) {
     uint64_t head;
     std::memcpy(&head, first.data() + offset, 8);
     uint64_t differ = 0;
+    bool key_ends = false;
     for (const std::string_view key : keys.subspan(1)) {
       if (key.size() < offset + 8) {
-        all_long = false;
+        key_ends = true;
         break;
       }
       uint64_t word;
       std::memcpy(&word, key.data() + offset, 8);
       differ |= word ^ head;
     }
-    if (!all_long) break;
+    if (key_ends) break;
     if (differ != 0) {
       return offset +
              static_cast<size_t>(std::endian::native == std::endian::little
@@ -122,7 +122,6 @@ size_t CommonPrefix(absl::Span<const std::string_view> keys) {
                                      : std::countl_zero(differ)) /
                  8;
     }
-    offset += 8;
   }
   // A key ends within the next eight bytes: byte by byte from `offset`.
   size_t common = first.size();
