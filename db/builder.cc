@@ -19,6 +19,10 @@ absl::Status FinishTable(const Options& options, TableCache* table_cache,
     builder->Abandon();
   }
   meta->file_size = builder->FileSize();
+  if (s.ok()) {
+    meta->filter_bytes = builder->properties().filter_bytes;
+    meta->filter_keys = builder->properties().filter_num_keys;
+  }
   if (s.ok()) s = file->Sync();
   if (s.ok()) {
     s = file->Close();

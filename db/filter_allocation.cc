@@ -46,8 +46,13 @@ RunShape ShapeWithout(const Version& version,
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
     for (const auto& f : version.files(level)) {
-      if (excluded.count(f->number) == 0) {
-        shape.levels[level] += static_cast<double>(f->file_size);
+      if (excluded.count(f->number) != 0) continue;
+      const double size = static_cast<double>(f->file_size);
+      shape.levels[level] += size;
+      if (f->filter_keys > 0) {
+        shape.built.filter_bits += 8.0 * static_cast<double>(f->filter_bytes);
+        shape.built.filter_keys += static_cast<double>(f->filter_keys);
+        shape.built.table_bytes += size;
       }
     }
   }
@@ -138,6 +143,19 @@ std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
 
 RunShape ShapeOf(const Version& version) { return ShapeWithout(version, {}); }
 
+double FilterBudgetCorrection(const RunShape& shape, double avg_bits_per_key) {
+  const double deep_bytes =
+      std::accumulate(shape.levels.begin(), shape.levels.end(), 0.0);
+  if (shape.built.filter_keys <= 0 ||
+      shape.built.table_bytes < kBudgetCorrectionCoverage * deep_bytes) {
+    return 0;
+  }
+  const double built = shape.built.filter_bits / shape.built.filter_keys;
+  const double limit = kMaxBudgetCorrection * avg_bits_per_key;
+  return std::clamp(kBudgetCorrectionGain * (avg_bits_per_key - built), -limit,
+                    limit);
+}
+
 double FilterBitsForNewTable(const Options& options, const RunShape& shape,
                              int level, double table_size) {
   const double avg = options.filter_bits_per_key;
@@ -160,7 +178,9 @@ double FilterBitsForNewTable(const Options& options, const RunShape& shape,
   }
   const std::vector<double> bits =
       AllocateFilterBits(runs, avg, FilterFprDecay(options.filter_kind, avg));
-  return bits[new_run];
+  if (level == 0) return bits[new_run];
+  return std::clamp(bits[new_run] + FilterBudgetCorrection(shape, avg), 0.0,
+                    kMaxAllocatedBitsPerKey);
 }
 
 double FilterBitsForFlush(const Options& options, const Version& current,

@@ -26,6 +26,13 @@ struct FileMetaData {
   // ingested table (db/global_seqno.h): its entries are stored at sequence 0
   // and all read as this sequence number; smallest and largest carry it.
   SequenceNumber global_seqno = 0;
+  // The table's filter as built: serialized bytes and distinct keys. Not in
+  // the MANIFEST, so known only for tables this process wrote (kept by
+  // trivial moves); both 0 otherwise. The optimal filter allocation
+  // (db/filter_allocation.h) uses them to keep the tree's filter memory at
+  // its budget.
+  uint64_t filter_bytes = 0;
+  uint64_t filter_keys = 0;
   // Not part of the file's description (never encoded, not copied): the
   // open table, once a read pinned it. See TablePinSlot.
   TablePinSlot pin;

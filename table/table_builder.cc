@@ -86,6 +86,10 @@ TableBuilder::TableBuilder(const TableOptions& options, WritableFile* file)
 TableBuilder::~TableBuilder() { assert(rep_->closed); }
 
 absl::Status TableBuilder::status() const { return rep_->status; }
+const TableProperties& TableBuilder::properties() const {
+  return rep_->properties;
+}
+
 uint64_t TableBuilder::NumEntries() const {
   return rep_->properties.num_entries;
 }

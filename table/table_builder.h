@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "sift/env.h"
 #include "table/table_options.h"
+#include "table/table_properties.h"
 
 namespace sift {
 
@@ -41,6 +42,9 @@ class TableBuilder {
   uint64_t NumEntries() const;
   // Bytes written so far (the final file size after Finish).
   uint64_t FileSize() const;
+  // The table's properties block. Complete once Finish returned OK (the
+  // filter fields are set by Finish); lives as long as the builder.
+  const TableProperties& properties() const;
 
  private:
   struct Rep;

@@ -89,6 +89,11 @@ TEST_F(BuilderTest, WritesEveryEntryInOrder) {
   EXPECT_EQ(*size, meta.file_size);
   EXPECT_EQ(meta.smallest.user_key(), "key000000");
   EXPECT_EQ(meta.largest.user_key(), "key001999");
+  // The filter as built, for the filter allocation: one key per user key,
+  // at about the configured bits per key.
+  EXPECT_EQ(meta.filter_keys, 2000u);
+  EXPECT_GE(meta.filter_bytes * 8, 2000 * options_.filter_bits_per_key);
+  EXPECT_LE(meta.filter_bytes * 8, 2000 * options_.filter_bits_per_key + 1024);
 
   std::unique_ptr<Iterator> expected = mem_->NewIterator();
   std::unique_ptr<Iterator> actual =

@@ -148,6 +148,61 @@ TEST(FilterAllocationTest, NewTableBitsFollowItsLevel) {
   EXPECT_EQ(FilterBitsForNewTable(options, shape, 0, 3e6), 0.0);
 }
 
+// A shape of 2 level-0 runs and levels 1-2 whose deep filters, as built,
+// hold `built_bits_per_key` over `coverage` of the deep levels' bytes.
+RunShape ShapeWithBuiltFilters(double built_bits_per_key, double coverage) {
+  RunShape shape;
+  shape.level0 = {3e6, 3e6};
+  shape.levels[1] = 10e6;
+  shape.levels[2] = 100e6;
+  shape.built.table_bytes = coverage * 110e6;
+  shape.built.filter_keys = coverage * 1e6;
+  shape.built.filter_bits = built_bits_per_key * shape.built.filter_keys;
+  return shape;
+}
+
+TEST(FilterAllocationTest, BudgetCorrectionMakesUpTheDeepLevelsShortfall) {
+  // Short of the budget: gain times the shortfall, added.
+  EXPECT_NEAR(FilterBudgetCorrection(ShapeWithBuiltFilters(9.5, 1.0), 10),
+              kBudgetCorrectionGain * 0.5, 1e-9);
+  // Over it: taken away.
+  EXPECT_NEAR(FilterBudgetCorrection(ShapeWithBuiltFilters(10.4, 1.0), 10),
+              -kBudgetCorrectionGain * 0.4, 1e-9);
+  // Far off: at most a quarter of the budget either way.
+  EXPECT_NEAR(FilterBudgetCorrection(ShapeWithBuiltFilters(4.0, 1.0), 10),
+              kMaxBudgetCorrection * 10, 1e-9);
+  EXPECT_NEAR(FilterBudgetCorrection(ShapeWithBuiltFilters(30.0, 1.0), 10),
+              -kMaxBudgetCorrection * 10, 1e-9);
+  // Too few filters known (after a reopen, say): nothing, at the coverage
+  // bound the full correction.
+  EXPECT_EQ(FilterBudgetCorrection(ShapeWithBuiltFilters(9.0, 0.89), 10), 0.0);
+  EXPECT_NEAR(FilterBudgetCorrection(
+                  ShapeWithBuiltFilters(9.5, kBudgetCorrectionCoverage), 10),
+              kBudgetCorrectionGain * 0.5, 1e-9);
+  EXPECT_EQ(FilterBudgetCorrection(RunShape(), 10), 0.0);
+}
+
+TEST(FilterAllocationTest, NewTablesBelowLevelZeroGetTheCorrection) {
+  Options options;
+  options.filter_bits_per_key = 10;
+  const RunShape unknown = ShapeWithBuiltFilters(9.5, 0.0);
+  const RunShape short_of_budget = ShapeWithBuiltFilters(9.5, 1.0);
+  const double correction = FilterBudgetCorrection(short_of_budget, 10);
+  ASSERT_GT(correction, 0.0);
+  for (int level : {1, 2, 3}) {
+    EXPECT_NEAR(
+        FilterBitsForNewTable(options, short_of_budget, level, 2e6),
+        FilterBitsForNewTable(options, unknown, level, 2e6) + correction, 1e-9)
+        << "level " << level;
+  }
+  // A level-0 table is sized from the shape alone.
+  EXPECT_EQ(FilterBitsForNewTable(options, short_of_budget, 0, 3e6),
+            FilterBitsForNewTable(options, unknown, 0, 3e6));
+  // Uniform allocation knows no correction.
+  options.filter_allocation = FilterAllocation::kUniform;
+  EXPECT_EQ(FilterBitsForNewTable(options, short_of_budget, 2, 2e6), 10.0);
+}
+
 TEST(FilterReportTest, SumsLevelZeroTablesAndWeighsDeeperTables) {
   auto facts = [](int level, uint64_t keys, double bits_per_key) {
     TableFilterFacts t;

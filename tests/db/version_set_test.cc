@@ -709,7 +709,10 @@ TEST_F(VersionSetTest, LevelSizeTriggerAndRoundRobin) {
 
 TEST_F(VersionSetTest, TrivialMoveNeedsLimitedGrandparentOverlap) {
   const uint64_t limit = MaxGrandParentOverlapBytes(options_.max_file_size);
-  AddFiles(1, {MakeFile(10, "a", "m")});
+  FileMetaData moved = MakeFile(10, "a", "m");
+  moved.filter_bytes = 1234;  // as the writer recorded it
+  moved.filter_keys = 987;
+  AddFiles(1, {moved});
   AddFiles(3, {MakeFile(11, "b", "c", limit / 2),
                MakeFile(12, "d", "e", limit / 2)});
   InternalKey begin("a", kMaxSequenceNumber, kValueTypeForSeek);
@@ -724,6 +727,10 @@ TEST_F(VersionSetTest, TrivialMoveNeedsLimitedGrandparentOverlap) {
   ASSERT_TRUE(Apply(c->edit()).ok());
   EXPECT_EQ(vset_->NumLevelFiles(1), 0);
   EXPECT_EQ(vset_->NumLevelFiles(2), 1);
+  // The moved table keeps its filter as built (the filter allocation's
+  // budget correction counts it).
+  EXPECT_EQ(vset_->current()->files(2)[0]->filter_bytes, 1234u);
+  EXPECT_EQ(vset_->current()->files(2)[0]->filter_keys, 987u);
 
   // Past the limit the file must be rewritten (split up) instead.
   AddFiles(1, {MakeFile(14, "n", "o")});
