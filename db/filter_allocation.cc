@@ -178,9 +178,20 @@ double FilterBitsForNewTable(const Options& options, const RunShape& shape,
   }
   const std::vector<double> bits =
       AllocateFilterBits(runs, avg, FilterFprDecay(options.filter_kind, avg));
-  if (level == 0) return bits[new_run];
-  return std::clamp(bits[new_run] + FilterBudgetCorrection(shape, avg), 0.0,
-                    kMaxAllocatedBitsPerKey);
+  return bits[new_run];
+}
+
+double BudgetedFilterBitsForNewTable(const Options& options,
+                                     const RunShape& shape, int level,
+                                     double table_size) {
+  const double bits = FilterBitsForNewTable(options, shape, level, table_size);
+  if (options.filter_allocation != FilterAllocation::kOptimal ||
+      options.filter_bits_per_key <= 0 || level == 0) {
+    return bits;
+  }
+  return std::clamp(
+      bits + FilterBudgetCorrection(shape, options.filter_bits_per_key), 0.0,
+      kMaxAllocatedBitsPerKey);
 }
 
 double FilterBitsForFlush(const Options& options, const Version& current,
@@ -201,7 +212,7 @@ double FilterBitsForFlush(const Options& options, const Version& current,
                                         mem_iter->value().size());
     }
   }
-  return FilterBitsForNewTable(options, shape, level, table_size);
+  return BudgetedFilterBitsForNewTable(options, shape, level, table_size);
 }
 
 double FilterBitsForCompaction(const Options& options,
@@ -215,7 +226,7 @@ double FilterBitsForCompaction(const Options& options,
     for (const auto& f : compaction.inputs(which)) inputs.insert(f->number);
   }
   const RunShape shape = ShapeWithout(*compaction.input_version(), inputs);
-  return FilterBitsForNewTable(
+  return BudgetedFilterBitsForNewTable(
       options, shape, compaction.level() + 1,
       static_cast<double>(compaction.TotalInputBytes()));
 }

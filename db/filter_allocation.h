@@ -90,11 +90,18 @@ double FilterBudgetCorrection(const RunShape& shape, double avg_bits_per_key);
 // Bits per key for a table of `table_size` bytes about to be written to
 // `level` of a tree shaped `shape` (which does not hold it yet): the
 // allocation of `shape` with the new table counted, as a run of its own at
-// level 0 or as part of its level otherwise, plus FilterBudgetCorrection
-// below level 0. Under kUniform (or without filters)
-// options.filter_bits_per_key.
+// level 0 or as part of its level otherwise. Under kUniform (or without
+// filters) options.filter_bits_per_key. Ingestion uses it as is: the budget
+// correction is for tables written anyway, and must not make a whole file be
+// rewritten for a fraction of a bit per key.
 double FilterBitsForNewTable(const Options& options, const RunShape& shape,
                              int level, double table_size);
+
+// What flushes and compactions write: FilterBitsForNewTable plus, below
+// level 0 under kOptimal, FilterBudgetCorrection.
+double BudgetedFilterBitsForNewTable(const Options& options,
+                                     const RunShape& shape, int level,
+                                     double table_size);
 
 // Bits per key for the table a flush writes from the memtable entries of
 // *mem_iter to `level` of `current`. The table's size is estimated as the

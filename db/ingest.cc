@@ -172,11 +172,7 @@ absl::Status ExternalFileIngestion::Renumber(File* f, double bits_per_key) {
 absl::Status ExternalFileIngestion::Commit() {
   if (!state_.bg_error.ok()) return state_.bg_error;
   const std::shared_ptr<const Version> current = state_.versions->current();
-  RunShape shape = ShapeOf(*current);
-  // Sized from the shape alone: the budget correction is for tables written
-  // anyway, and must not make a whole file be rewritten for a fraction of a
-  // bit per key.
-  shape.built = {};
+  const RunShape shape = ShapeOf(*current);
   uint64_t newest_level0 = 0;
   for (const auto& f : current->files(0)) {
     newest_level0 = std::max(newest_level0, f->number);

@@ -190,17 +190,24 @@ TEST(FilterAllocationTest, NewTablesBelowLevelZeroGetTheCorrection) {
   const double correction = FilterBudgetCorrection(short_of_budget, 10);
   ASSERT_GT(correction, 0.0);
   for (int level : {1, 2, 3}) {
+    // The shape's allocation ignores the filters as built; the budgeted one
+    // adds the correction.
+    const double shaped = FilterBitsForNewTable(options, unknown, level, 2e6);
+    EXPECT_EQ(FilterBitsForNewTable(options, short_of_budget, level, 2e6),
+              shaped)
+        << "level " << level;
     EXPECT_NEAR(
-        FilterBitsForNewTable(options, short_of_budget, level, 2e6),
-        FilterBitsForNewTable(options, unknown, level, 2e6) + correction, 1e-9)
+        BudgetedFilterBitsForNewTable(options, short_of_budget, level, 2e6),
+        shaped + correction, 1e-9)
         << "level " << level;
   }
   // A level-0 table is sized from the shape alone.
-  EXPECT_EQ(FilterBitsForNewTable(options, short_of_budget, 0, 3e6),
+  EXPECT_EQ(BudgetedFilterBitsForNewTable(options, short_of_budget, 0, 3e6),
             FilterBitsForNewTable(options, unknown, 0, 3e6));
   // Uniform allocation knows no correction.
   options.filter_allocation = FilterAllocation::kUniform;
-  EXPECT_EQ(FilterBitsForNewTable(options, short_of_budget, 2, 2e6), 10.0);
+  EXPECT_EQ(BudgetedFilterBitsForNewTable(options, short_of_budget, 2, 2e6),
+            10.0);
 }
 
 TEST(FilterReportTest, SumsLevelZeroTablesAndWeighsDeeperTables) {
