@@ -8,8 +8,9 @@ namespace sift {
 
 namespace {
 
-// How many bytes one compaction may grow to when it takes in more files of
-// the compacted level for free (without more files of the next level).
+// How many bytes of input one compaction may grow to when it takes in more
+// files of the compacted level: for free (without more files of the next
+// level), or to bring a level >= 1 back to its target in one go.
 uint64_t ExpandedCompactionByteSizeLimit(uint64_t max_file_size) {
   return 25 * max_file_size;
 }
@@ -59,17 +60,18 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   std::unique_ptr<Compaction> c = NewCompaction(level, level + 1);
   // Start with the first file past where the last compaction of this level
   // ended, wrapping around: every key range gets its turn.
-  for (const auto& f : files) {
-    if (compact_pointer_[level].empty() ||
-        icmp_->Compare(f->largest.Encode(), compact_pointer_[level].Encode()) >
-            0) {
-      c->inputs_[0].push_back(f);
-      break;
-    }
+  size_t first = 0;
+  while (first < files.size() && !compact_pointer_[level].empty() &&
+         icmp_->Compare(files[first]->largest.Encode(),
+                        compact_pointer_[level].Encode()) <= 0) {
+    ++first;
   }
-  if (c->inputs_[0].empty()) c->inputs_[0].push_back(files[0]);
+  if (first == files.size()) first = 0;
+  c->inputs_[0].push_back(files[first]);
 
-  if (level == 0) {
+  if (level > 0) {
+    TakeLevelExcess(c.get(), first);
+  } else {
     // Older versions of the chosen file's keys may sit in other level-0
     // files; they must move down together, or a newer version would land
     // below an older one.
@@ -80,6 +82,44 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   }
   SetupOtherInputs(c.get());
   return c;
+}
+
+void VersionSet::TakeLevelExcess(Compaction* c, size_t first) {
+  const Version& v = *current_;
+  const int level = c->level();
+  const FileList& files = v.files(level);
+  // Each compaction rewrites the files of level + 1 at the two ends of its
+  // input range whole, though the inputs overlap only part of them: about
+  // one file of level + 1 per compaction beyond its share. Taking the
+  // level's whole excess at once instead of one file at a time pays that once
+  // per excess; in a 10M-key random fill it cut the bytes written into levels
+  // 2 and 3 by 10-20% (doc/engine.md).
+  FileList below;
+  v.GetOverlappingInputs(level + 1, &files[first]->smallest,
+                         &files[first]->largest, &below);
+  // A file that overlaps nothing below moves down without a rewrite, alone
+  // (Compaction::IsTrivialMove); so does one that would be merged alone.
+  if (below.empty()) return;
+  const double excess =
+      static_cast<double>(v.NumLevelBytes(level)) - MaxBytesForLevel(level);
+  uint64_t taken = files[first]->file_size;
+  for (size_t i = first + 1;
+       i < files.size() && static_cast<double>(taken) < excess; ++i) {
+    const std::shared_ptr<const FileMetaData>& f = files[i];
+    FileList more;
+    v.GetOverlappingInputs(level + 1, &f->smallest, &f->largest, &more);
+    // Left for a move of its own, or for the next compaction's first file.
+    if (more.empty()) break;
+    FileList all;
+    v.GetOverlappingInputs(level + 1, &files[first]->smallest, &f->largest,
+                           &all);
+    if (taken + f->file_size + TotalFileSize(all) >
+        ExpandedCompactionByteSizeLimit(options_->max_file_size)) {
+      break;
+    }
+    c->inputs_[0].push_back(f);
+    taken += f->file_size;
+  }
 }
 
 std::unique_ptr<Compaction> VersionSet::CompactRange(int level,

@@ -113,6 +113,10 @@ class VersionSet {
 
   // The next compaction to run, or nullptr if no level needs one. Levels
   // are compacted round-robin through their key space (compact pointers).
+  // A compaction of a level >= 1 starts at the compact pointer and takes the
+  // following files too, as many as bring the level back to its target,
+  // while each overlaps the level below and the inputs of both levels stay
+  // within 25 table sizes.
   std::unique_ptr<Compaction> PickCompaction();
 
   // A compaction of the files of `level` overlapping [begin, end] (nullptr:
@@ -158,6 +162,9 @@ class VersionSet {
   std::string EncodeSnapshot() const;
   void AppendVersion(std::shared_ptr<Version> v);
   void SetupOtherInputs(Compaction* c);
+  // Adds to c's inputs the files of its level (>= 1) after files[first], the
+  // one chosen, as described at PickCompaction.
+  void TakeLevelExcess(Compaction* c, size_t first);
   // The level + 2 files overlapping [start, limit] become c's grandparents;
   // the compaction of c's level resumes after `largest` next time.
   void SetupGrandparentsAndPointer(Compaction* c, const InternalKey& start,

@@ -707,6 +707,72 @@ TEST_F(VersionSetTest, LevelSizeTriggerAndRoundRobin) {
   EXPECT_NEAR(MaxBytesForLevel(1), 10.0 * 1048576, 1e-3);
 }
 
+// A compaction of a level >= 1 takes the files after the round-robin point
+// too, until the level is back at its target, stopping before a file that
+// overlaps nothing below (it moves alone) and at 25 table sizes of input.
+TEST_F(VersionSetTest, LevelCompactionTakesTheLevelsExcess) {
+  const uint64_t eighth = static_cast<uint64_t>(MaxBytesForLevel(1) / 8);
+  // 12 files of an eighth of the target: the excess is four of them.
+  const char* const names[] = {"a", "b", "c", "d", "e", "f",
+                               "g", "h", "i", "j", "k", "l"};
+  std::vector<FileMetaData> level1;
+  for (uint64_t i = 0; i < 12; ++i) {
+    const std::string k = names[i];
+    level1.push_back(MakeFile(10 + i, k + "0", k + "9", eighth));
+  }
+  AddFiles(1, level1);
+  // Below every file but c's; f's file below is too big to join others.
+  std::vector<FileMetaData> level2;
+  for (uint64_t i = 0; i < 12; ++i) {
+    if (i == 2) continue;
+    const std::string k = names[i];
+    level2.push_back(
+        MakeFile(30 + i, k + "4", k + "5",
+                 i == 5 ? 25 * options_.max_file_size : uint64_t{1000}));
+  }
+  AddFiles(2, level2);
+
+  auto numbers = [](const Compaction& c, int which) {
+    std::vector<uint64_t> r;
+    for (int i = 0; i < c.num_input_files(which); ++i) {
+      r.push_back(c.input(which, i)->number);
+    }
+    return r;
+  };
+  // a and b; c overlaps nothing below, so it is left to move alone.
+  std::unique_ptr<Compaction> c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->level(), 1);
+  EXPECT_EQ(numbers(*c, 0), (std::vector<uint64_t>{10, 11}));
+  EXPECT_EQ(numbers(*c, 1), (std::vector<uint64_t>{30, 31}));
+  // c, by itself, without a rewrite.
+  c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(numbers(*c, 0), (std::vector<uint64_t>{12}));
+  EXPECT_TRUE(c->IsTrivialMove());
+  // d and e: with f and its big file below the inputs would pass the limit.
+  c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(numbers(*c, 0), (std::vector<uint64_t>{13, 14}));
+  // f alone, then g to j: four eighths make up the excess, k stays.
+  c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(numbers(*c, 0), (std::vector<uint64_t>{15}));
+  EXPECT_EQ(numbers(*c, 1), (std::vector<uint64_t>{35}));
+  c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(numbers(*c, 0), (std::vector<uint64_t>{16, 17, 18, 19}));
+  EXPECT_EQ(numbers(*c, 1), (std::vector<uint64_t>{36, 37, 38, 39}));
+  EXPECT_FALSE(c->IsTrivialMove());
+  // After l, the last file, the round starts over at a.
+  c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(numbers(*c, 0), (std::vector<uint64_t>{20, 21}));
+  c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(numbers(*c, 0), (std::vector<uint64_t>{10, 11}));
+}
+
 TEST_F(VersionSetTest, TrivialMoveNeedsLimitedGrandparentOverlap) {
   const uint64_t limit = MaxGrandParentOverlapBytes(options_.max_file_size);
   FileMetaData moved = MakeFile(10, "a", "m");
