@@ -250,7 +250,10 @@ TEST(ProcessKillTest, RandomKillsLoseNothingAcknowledged) {
 #ifdef SIFT_KVTOOL_PATH
     // A kill leaves nothing damaged behind: kvtool verify agrees, on the
     // files exactly as the kill left them (a cut-off WAL tail is not damage).
-    if (round % 5 == 0) {
+    // A writer killed before it had created the database (CURRENT comes
+    // last; a slow start on a loaded machine) leaves none to verify, and
+    // kvtool rightly calls that directory not a database.
+    if (round % 5 == 0 && access((dbname + "/CURRENT").c_str(), F_OK) == 0) {
       const std::string out = dir.path() + "/kvtool.out";
       const int status = RunProgram({SIFT_KVTOOL_PATH, "verify", dbname}, out);
       ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
