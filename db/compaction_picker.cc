@@ -92,8 +92,8 @@ void VersionSet::TakeLevelExcess(Compaction* c, size_t first) {
   // input range whole, though the inputs overlap only part of them: about
   // one file of level + 1 per compaction beyond its share. Taking the
   // level's whole excess at once instead of one file at a time pays that once
-  // per excess; in a 10M-key random fill it cut the bytes written into levels
-  // 2 and 3 by 10-20% (doc/engine.md).
+  // per excess; in 10M-key random fills it cut the bytes written into levels
+  // 1-3 by 6-17% (doc/benchmarks.md).
   FileList below;
   v.GetOverlappingInputs(level + 1, &files[first]->smallest,
                          &files[first]->largest, &below);
