@@ -97,8 +97,8 @@ void VersionSet::TakeLevelExcess(Compaction* c, size_t first) {
   FileList below;
   v.GetOverlappingInputs(level + 1, &files[first]->smallest,
                          &files[first]->largest, &below);
-  // A file that overlaps nothing below moves down without a rewrite, alone
-  // (Compaction::IsTrivialMove); so does one that would be merged alone.
+  // A file that overlaps nothing below moves down alone, without a rewrite
+  // (Compaction::IsTrivialMove).
   if (below.empty()) return;
   const double excess =
       static_cast<double>(v.NumLevelBytes(level)) - MaxBytesForLevel(level);
