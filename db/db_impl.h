@@ -55,6 +55,9 @@ class DBImpl final : public DB {
                                    const IngestOptions& options) override;
   // Defined in db/checkpoint.cc.
   absl::Status CreateCheckpoint(const std::string& dir) override;
+  // Defined in db/approximate_sizes.cc.
+  std::vector<uint64_t> GetApproximateSizes(
+      std::span<const KeyRange> ranges) override;
 
  private:
   // REQUIRES: options are sanitized.

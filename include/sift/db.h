@@ -1,8 +1,10 @@
 #ifndef SIFT_INCLUDE_SIFT_DB_H_
 #define SIFT_INCLUDE_SIFT_DB_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,14 @@ namespace sift {
 class Snapshot {
  protected:
   virtual ~Snapshot() = default;
+};
+
+// A range of user keys for DB::GetApproximateSizes: [start, limit), start
+// included, limit excluded, in bytewise order. A range with start >= limit is
+// empty. The views need only live for the call they are passed to.
+struct KeyRange {
+  std::string_view start;
+  std::string_view limit;
 };
 
 // A persistent ordered map from keys to values (both arbitrary byte strings,
@@ -183,6 +193,27 @@ class DB {
   //   absl::UnavailableError, absl::InternalError  I/O failures, naming the
   //                               file.
   virtual absl::Status CreateCheckpoint(const std::string& dir) = 0;
+
+  // For each of `ranges`, in input order, the approximate number of bytes
+  // of table files that hold keys in [start, limit): what the range takes on
+  // disk (compressed, as stored), for sharding and sizing decisions, not an
+  // exact count. A table wholly inside the range counts its whole file
+  // (data, filter, index); a table the range cuts counts the data blocks
+  // between the range's ends, to the granularity of a block, so a range
+  // smaller than a block may get 0. Writes still in the memtables are not
+  // counted (Flush first to include them); neither are deleted or
+  // overwritten entries' bytes subtracted before compaction drops them. A
+  // table that cannot be opened (I/O error) counts its whole file if it
+  // overlaps the range. An empty range (start >= limit) gets 0.
+  // Reads the current version once: all ranges see the same set of tables.
+  // Thread safety: safe to call from many threads at once, concurrently
+  // with writes, flushes and compactions. Cost: no data block is read; a
+  // table the range cuts is asked through its index (in memory once the
+  // table is open; a table not open yet is opened, reading its footer,
+  // index and filter). A table wholly inside or outside a range is not
+  // opened at all.
+  virtual std::vector<uint64_t> GetApproximateSizes(
+      std::span<const KeyRange> ranges) = 0;
 };
 
 // Delete the database in `path` and everything in it. Not an error if it
