@@ -1,0 +1,274 @@
+// plyvel's Iterator and RawIterator over sift::Iterator.
+#include <utility>
+
+#include "handles.h"
+
+namespace sift_python {
+namespace {
+
+// The smallest key after every key starting with `prefix`: the prefix with
+// its last byte below 0xff incremented and the rest dropped; nullopt if the
+// prefix is all 0xff bytes (no upper end).
+std::optional<std::string> PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty()) {
+    unsigned char last = static_cast<unsigned char>(prefix.back());
+    if (last != 0xff) {
+      prefix.back() = static_cast<char>(last + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::nullopt;
+}
+
+py::bytes Bytes(std::string_view s) { return py::bytes(s.data(), s.size()); }
+
+}  // namespace
+
+RangeIterator::RangeIterator(py::object db_obj, py::object snapshot_obj,
+                             std::optional<std::string> db_prefix,
+                             IteratorArgs args)
+    : IteratorBase(std::move(db_obj), std::move(snapshot_obj)),
+      reverse_(args.reverse),
+      include_key_(args.include_key),
+      include_value_(args.include_value) {
+  if (args.prefix && (args.start || args.stop)) {
+    throw py::type_error(
+        "'prefix' cannot be used together with 'start' or 'stop'");
+  }
+  if (db_prefix) {  // an iterator of a PrefixedDB: every key has db_prefix
+    db_prefix_len_ = db_prefix->size();
+    if (args.prefix) {
+      args.prefix = *db_prefix + *args.prefix;
+    } else {
+      if (args.start) {
+        args.start = *db_prefix + *args.start;
+      } else {
+        args.start = *db_prefix;
+        args.include_start = true;
+      }
+      if (args.stop) {
+        args.stop = *db_prefix + *args.stop;
+      } else {
+        args.stop = PrefixSuccessor(*db_prefix);
+        args.include_stop = false;
+      }
+    }
+    db_prefix_ = std::move(db_prefix);
+  }
+  if (args.prefix) {
+    args.start = *args.prefix;
+    args.stop = PrefixSuccessor(*args.prefix);
+    args.include_start = true;
+    args.include_stop = false;
+  }
+  start_ = std::move(args.start);
+  stop_ = std::move(args.stop);
+  include_start_ = args.include_start;
+  include_stop_ = args.include_stop;
+  state_ = reverse_ ? State::kAfterStop : State::kBeforeStart;
+
+  sift::ReadOptions options;
+  options.verify_checksums = args.verify_checksums;
+  options.fill_cache = args.fill_cache;
+  Open(options);
+}
+
+bool RangeIterator::PastStop(std::string_view key) const {
+  if (!stop_) return false;
+  int c = key.compare(*stop_);
+  return include_stop_ ? c > 0 : c >= 0;
+}
+
+bool RangeIterator::BeforeStart(std::string_view key) const {
+  if (!start_) return false;
+  int c = key.compare(*start_);
+  return include_start_ ? c < 0 : c <= 0;
+}
+
+py::object RangeIterator::Current() const {
+  if (include_key_ && include_value_) {
+    return py::make_tuple(Bytes(it()->key().substr(db_prefix_len_)),
+                          Bytes(it()->value()));
+  }
+  if (include_key_) return Bytes(it()->key().substr(db_prefix_len_));
+  if (include_value_) return Bytes(it()->value());
+  return py::none();
+}
+
+std::optional<py::object> RangeIterator::Next() {
+  Use use(*this);
+  return reverse_ ? Backward() : Forward();
+}
+
+std::optional<py::object> RangeIterator::Prev() {
+  Use use(*this);
+  return reverse_ ? Forward() : Backward();
+}
+
+// The entry after the last one returned (the first of the range from
+// kBeforeStart, the one seek() found from kPositioned).
+std::optional<py::object> RangeIterator::Forward() {
+  switch (state_) {
+    case State::kAfterStop:
+      return std::nullopt;
+    case State::kBeforeStart:
+      Move([this](sift::Iterator* it) {
+        if (start_) {
+          it->Seek(*start_);
+          if (!include_start_ && it->Valid() && it->key() == *start_) {
+            it->Next();
+          }
+        } else {
+          it->SeekToFirst();
+        }
+      });
+      break;
+    case State::kPositioned:
+      if (!include_start_ && start_ && it()->key() == *start_) {
+        Move([](sift::Iterator* it) { it->Next(); });
+      }
+      break;
+    case State::kInBetween:
+      Move([](sift::Iterator* it) { it->Next(); });
+      break;
+  }
+  CheckStatus();
+  if (!it()->Valid() || PastStop(it()->key())) {
+    state_ = State::kAfterStop;
+    return std::nullopt;
+  }
+  state_ = State::kInBetween;
+  return Current();
+}
+
+// The entry returned last (kInBetween), the one before seek()'s position
+// (kPositioned) or the last of the range (kAfterStop); then one step back.
+std::optional<py::object> RangeIterator::Backward() {
+  switch (state_) {
+    case State::kBeforeStart:
+      return std::nullopt;
+    case State::kInBetween:
+      break;
+    case State::kPositioned:
+      Move([](sift::Iterator* it) { it->Prev(); });
+      break;
+    case State::kAfterStop:
+      Move([this](sift::Iterator* it) {
+        if (!stop_) {
+          it->SeekToLast();
+          return;
+        }
+        it->Seek(*stop_);
+        if (!it->Valid()) {
+          if (it->status().ok()) it->SeekToLast();
+        } else if (PastStop(it->key())) {
+          it->Prev();
+        }
+      });
+      break;
+  }
+  CheckStatus();
+  if (!it()->Valid() || BeforeStart(it()->key())) {
+    state_ = State::kBeforeStart;
+    return std::nullopt;
+  }
+  py::object out = Current();
+  Move([](sift::Iterator* it) { it->Prev(); });
+  CheckStatus();
+  state_ = (!it()->Valid() || BeforeStart(it()->key())) ? State::kBeforeStart
+                                                        : State::kInBetween;
+  return out;
+}
+
+void RangeIterator::SeekToStart() {
+  Use use(*this);
+  state_ = State::kBeforeStart;
+}
+
+void RangeIterator::SeekToStop() {
+  Use use(*this);
+  state_ = State::kAfterStop;
+}
+
+void RangeIterator::Seek(py::handle target) {
+  Use use(*this);
+  BytesArg arg(target, "target", false);
+  std::string t = db_prefix_.value_or("");
+  t.append(arg.view());
+  // Stay within the range.
+  if (start_ && t < *start_) t = *start_;
+  if (stop_ && t > *stop_) t = *stop_;
+  Move([&t](sift::Iterator* it) { it->Seek(t); });
+  CheckStatus();
+  state_ = it()->Valid() ? State::kPositioned : State::kAfterStop;
+}
+
+// ---- RawIterator ----
+
+RawIterator::RawIterator(py::object db_obj, py::object snapshot_obj,
+                         bool verify_checksums, bool fill_cache)
+    : IteratorBase(std::move(db_obj), std::move(snapshot_obj)) {
+  sift::ReadOptions options;
+  options.verify_checksums = verify_checksums;
+  options.fill_cache = fill_cache;
+  Open(options);
+}
+
+bool RawIterator::Valid() {
+  Use use(*this);
+  return it()->Valid();
+}
+
+void RawIterator::SeekToFirst() {
+  Use use(*this);
+  Move([](sift::Iterator* it) { it->SeekToFirst(); });
+  CheckStatus();
+}
+
+void RawIterator::SeekToLast() {
+  Use use(*this);
+  Move([](sift::Iterator* it) { it->SeekToLast(); });
+  CheckStatus();
+}
+
+void RawIterator::Seek(py::handle target) {
+  Use use(*this);
+  BytesArg arg(target, "target", false);
+  Move([&arg](sift::Iterator* it) { it->Seek(arg.view()); });
+  CheckStatus();
+}
+
+void RawIterator::Next() {
+  Use use(*this);
+  if (!it()->Valid()) RaiseIteratorInvalid("iterator is not positioned");
+  Move([](sift::Iterator* it) { it->Next(); });
+  CheckStatus();
+}
+
+void RawIterator::Prev() {
+  Use use(*this);
+  if (!it()->Valid()) RaiseIteratorInvalid("iterator is not positioned");
+  Move([](sift::Iterator* it) { it->Prev(); });
+  CheckStatus();
+}
+
+py::bytes RawIterator::Key() {
+  Use use(*this);
+  if (!it()->Valid()) RaiseIteratorInvalid("iterator is not positioned");
+  return Bytes(it()->key());
+}
+
+py::bytes RawIterator::Value() {
+  Use use(*this);
+  if (!it()->Valid()) RaiseIteratorInvalid("iterator is not positioned");
+  return Bytes(it()->value());
+}
+
+py::tuple RawIterator::Item() {
+  Use use(*this);
+  if (!it()->Valid()) RaiseIteratorInvalid("iterator is not positioned");
+  return py::make_tuple(Bytes(it()->key()), Bytes(it()->value()));
+}
+
+}  // namespace sift_python

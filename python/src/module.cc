@@ -1,0 +1,669 @@
+// The extension module sift._sift: the classes of python/src/handles.h as
+// Python types with plyvel's method names and keywords. sift/__init__.py
+// re-exports them and adds the pure-Python parts (PrefixedDB).
+#include <pybind11/stl.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "handles.h"
+#include "sift/read_stats.h"
+
+namespace sift_python {
+namespace {
+
+using py::arg;
+
+// ---- options ----
+
+template <typename T>
+void SetIfGiven(T* field, const py::object& value) {
+  if (!value.is_none()) *field = value.cast<T>();
+}
+
+std::string EnumName(const py::object& value, const char* what) {
+  if (py::isinstance<py::bytes>(value)) {
+    return std::string(value.cast<py::bytes>());
+  }
+  if (!py::isinstance<py::str>(value)) {
+    throw py::type_error(std::string("'") + what +
+                         "' must be None or a string");
+  }
+  return value.cast<std::string>();
+}
+
+void SetCompression(sift::Options* o, const py::object& compression) {
+  if (compression.is_none()) {
+    o->compression = sift::Compression::kNone;
+    return;
+  }
+  std::string name = EnumName(compression, "compression");
+  if (name != "snappy") {
+    throw py::value_error("'compression' must be None or 'snappy'");
+  }
+  o->compression = sift::Compression::kSnappy;
+}
+
+void SetFilter(sift::Options* o, const py::object& bits,
+               const py::object& kind) {
+  if (!bits.is_none()) {
+    if (py::isinstance<py::bool_>(bits) ||
+        !(py::isinstance<py::int_>(bits) || py::isinstance<py::float_>(bits))) {
+      throw py::type_error("'bloom_filter_bits' must be a number");
+    }
+    o->filter_bits_per_key = bits.cast<double>();
+  }
+  if (kind.is_none()) return;
+  std::string name = EnumName(kind, "filter_kind");
+  if (name == "blocked_bloom") {
+    o->filter_kind = sift::FilterKind::kBlockedBloom;
+  } else if (name == "standard_bloom") {
+    o->filter_kind = sift::FilterKind::kStandardBloom;
+  } else if (name == "binary_fuse") {
+    o->filter_kind = sift::FilterKind::kBinaryFuse;
+  } else {
+    throw py::value_error(
+        "'filter_kind' must be 'blocked_bloom', 'standard_bloom' or "
+        "'binary_fuse'");
+  }
+}
+
+void SetAllocation(sift::Options* o, const py::object& allocation) {
+  if (allocation.is_none()) return;
+  std::string name = EnumName(allocation, "filter_allocation");
+  if (name == "optimal") {
+    o->filter_allocation = sift::FilterAllocation::kOptimal;
+  } else if (name == "uniform") {
+    o->filter_allocation = sift::FilterAllocation::kUniform;
+  } else {
+    throw py::value_error("'filter_allocation' must be 'optimal' or 'uniform'");
+  }
+}
+
+void RefuseComparator(const py::object& comparator,
+                      const py::object& comparator_name) {
+  if (!comparator.is_none() || !comparator_name.is_none()) {
+    throw py::value_error(
+        "custom comparators are not supported: sift orders keys bytewise");
+  }
+}
+
+// ---- shared read paths of DB and Snapshot ----
+
+sift::ReadOptions MakeReadOptions(bool verify_checksums, bool fill_cache,
+                                  const sift::Snapshot* snapshot) {
+  sift::ReadOptions o;
+  o.verify_checksums = verify_checksums;
+  o.fill_cache = fill_cache;
+  o.snapshot = snapshot;
+  return o;
+}
+
+py::object Get(DBHandle& db, const sift::ReadOptions& options,
+               std::string_view key, const py::object& default_value) {
+  std::string value;
+  absl::Status s;
+  {
+    py::gil_scoped_release release;
+    s = db.db()->Get(options, key, &value);
+  }
+  if (absl::IsNotFound(s)) return default_value;
+  Check(s);
+  return py::bytes(value);
+}
+
+py::list MultiGet(DBHandle& db, const sift::ReadOptions& options,
+                  const py::handle& keys, const std::string* prefix) {
+  // Hold the key objects (and prefixed copies) for the call.
+  py::list held;
+  std::vector<std::string> prefixed;
+  std::vector<std::string_view> views;
+  for (py::handle k : keys) {
+    BytesArg a(k, "key", false);
+    held.append(k);
+    if (prefix != nullptr) {
+      prefixed.push_back(*prefix + std::string(a.view()));
+    } else {
+      views.push_back(a.view());
+    }
+  }
+  if (prefix != nullptr) views.assign(prefixed.begin(), prefixed.end());
+  std::vector<std::string> values;
+  std::vector<absl::Status> statuses;
+  {
+    py::gil_scoped_release release;
+    statuses = db.db()->MultiGet(options, views, &values);
+  }
+  py::list out(views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (absl::IsNotFound(statuses[i])) {
+      out[i] = py::none();
+    } else {
+      Check(statuses[i]);
+      out[i] = py::bytes(values[i]);
+    }
+  }
+  return out;
+}
+
+py::object MakeRangeIterator(py::object db, py::object snapshot,
+                             std::optional<std::string> db_prefix, bool reverse,
+                             py::object start, py::object stop,
+                             bool include_start, bool include_stop,
+                             py::object prefix, bool include_key,
+                             bool include_value, bool verify_checksums,
+                             bool fill_cache) {
+  IteratorArgs a;
+  a.reverse = reverse;
+  a.start = OptionalBytes(start, "start");
+  a.stop = OptionalBytes(stop, "stop");
+  a.prefix = OptionalBytes(prefix, "prefix");
+  a.include_start = include_start;
+  a.include_stop = include_stop;
+  a.include_key = include_key;
+  a.include_value = include_value;
+  a.verify_checksums = verify_checksums;
+  a.fill_cache = fill_cache;
+  return py::cast(new RangeIterator(std::move(db), std::move(snapshot),
+                                    std::move(db_prefix), std::move(a)),
+                  py::return_value_policy::take_ownership);
+}
+
+#define SIFT_ITERATOR_KWARGS                                                   \
+  arg("reverse") = false, arg("start") = py::none(), arg("stop") = py::none(), \
+  arg("include_start") = true, arg("include_stop") = false,                    \
+  arg("prefix") = py::none(), arg("include_key") = true,                       \
+  arg("include_value") = true, arg("verify_checksums") = false,                \
+  arg("fill_cache") = true
+
+py::dict ReadStatsDict(const sift::ReadStats& r) {
+  py::dict d;
+  d["gets"] = r.gets;
+  d["memtable_hits"] = r.memtable_hits;
+  d["tables_probed"] = r.tables_probed;
+  d["filter_negatives"] = r.filter_negatives;
+  d["filter_positives"] = r.filter_positives;
+  d["filter_false_positives"] = r.filter_false_positives;
+  d["block_cache_hits"] = r.block_cache_hits;
+  d["block_reads"] = r.block_reads;
+  d["bytes_read"] = r.bytes_read;
+  d["table_loads"] = r.table_loads;
+  d["measured_fpr"] = r.MeasuredFpr();
+  d["read_amplification"] = r.ReadAmplification();
+  return d;
+}
+
+void RunReleased(DBHandle& db, absl::Status (*f)(sift::DB*, void*), void* ctx) {
+  DBHandle::Call call(db);
+  absl::Status s;
+  {
+    py::gil_scoped_release release;
+    s = f(db.db(), ctx);
+  }
+  Check(s);
+}
+
+void DefineDB(py::module_& m) {
+  py::class_<DBHandle>(m, "DB", py::dynamic_attr())
+      .def(py::init(
+               [](py::object name, bool create_if_missing, bool error_if_exists,
+                  py::object paranoid_checks, py::object write_buffer_size,
+                  py::object max_open_files, py::object lru_cache_size,
+                  py::object block_size, py::object block_restart_interval,
+                  py::object max_file_size, py::object compression,
+                  py::object bloom_filter_bits, py::object comparator,
+                  py::object comparator_name, py::object filter_kind,
+                  py::object filter_allocation, py::object allow_mmap_reads,
+                  py::object use_direct_reads) {
+                 RefuseComparator(comparator, comparator_name);
+                 sift::Options o;
+                 o.create_if_missing = create_if_missing;
+                 o.error_if_exists = error_if_exists;
+                 SetIfGiven(&o.paranoid_checks, paranoid_checks);
+                 SetIfGiven(&o.write_buffer_size, write_buffer_size);
+                 SetIfGiven(&o.max_open_files, max_open_files);
+                 SetIfGiven(&o.block_cache_capacity, lru_cache_size);
+                 SetIfGiven(&o.block_size, block_size);
+                 SetIfGiven(&o.block_restart_interval, block_restart_interval);
+                 SetIfGiven(&o.max_file_size, max_file_size);
+                 SetCompression(&o, compression);
+                 SetFilter(&o, bloom_filter_bits, filter_kind);
+                 SetAllocation(&o, filter_allocation);
+                 SetIfGiven(&o.allow_mmap_reads, allow_mmap_reads);
+                 SetIfGiven(&o.use_direct_reads, use_direct_reads);
+                 return new DBHandle(std::move(name), o);
+               }),
+           arg("name"), py::kw_only(), arg("create_if_missing") = false,
+           arg("error_if_exists") = false, arg("paranoid_checks") = py::none(),
+           arg("write_buffer_size") = py::none(),
+           arg("max_open_files") = py::none(),
+           arg("lru_cache_size") = py::none(), arg("block_size") = py::none(),
+           arg("block_restart_interval") = py::none(),
+           arg("max_file_size") = py::none(), arg("compression") = "snappy",
+           arg("bloom_filter_bits") = 10, arg("comparator") = py::none(),
+           arg("comparator_name") = py::none(), arg("filter_kind") = py::none(),
+           arg("filter_allocation") = py::none(),
+           arg("allow_mmap_reads") = py::none(),
+           arg("use_direct_reads") = py::none())
+      .def_property_readonly("name", &DBHandle::name)
+      .def_property_readonly("closed", &DBHandle::closed)
+      .def("close", &DBHandle::Close)
+      .def(
+          "get",
+          [](DBHandle& self, py::handle key, py::object default_value,
+             bool verify_checksums, bool fill_cache) {
+            DBHandle::Call call(self);
+            BytesArg k(key, "key", false);
+            return Get(self,
+                       MakeReadOptions(verify_checksums, fill_cache, nullptr),
+                       k.view(), default_value);
+          },
+          arg("key"), arg("default") = py::none(), py::kw_only(),
+          arg("verify_checksums") = false, arg("fill_cache") = true)
+      .def(
+          "put",
+          [](DBHandle& self, py::handle key, py::handle value, bool sync) {
+            DBHandle::Call call(self);
+            BytesArg k(key, "key", false);
+            BytesArg v(value, "value", true);
+            sift::WriteOptions o;
+            o.sync = sync;
+            absl::Status s;
+            {
+              py::gil_scoped_release release;
+              s = self.db()->Put(o, k.view(), v.view());
+            }
+            Check(s);
+          },
+          arg("key"), arg("value"), py::kw_only(), arg("sync") = false)
+      .def(
+          "delete",
+          [](DBHandle& self, py::handle key, bool sync) {
+            DBHandle::Call call(self);
+            BytesArg k(key, "key", false);
+            sift::WriteOptions o;
+            o.sync = sync;
+            absl::Status s;
+            {
+              py::gil_scoped_release release;
+              s = self.db()->Delete(o, k.view());
+            }
+            Check(s);
+          },
+          arg("key"), py::kw_only(), arg("sync") = false)
+      .def(
+          "__contains__",
+          [](DBHandle& self, py::handle key) {
+            DBHandle::Call call(self);
+            BytesArg k(key, "key", false);
+            std::string value;
+            absl::Status s;
+            {
+              py::gil_scoped_release release;
+              s = self.db()->Get(sift::ReadOptions(), k.view(), &value);
+            }
+            if (absl::IsNotFound(s)) return false;
+            Check(s);
+            return true;
+          },
+          arg("key"))
+      .def(
+          "multi_get",
+          [](DBHandle& self, py::handle keys, bool verify_checksums,
+             bool fill_cache) {
+            DBHandle::Call call(self);
+            return MultiGet(
+                self, MakeReadOptions(verify_checksums, fill_cache, nullptr),
+                keys, nullptr);
+          },
+          arg("keys"), py::kw_only(), arg("verify_checksums") = false,
+          arg("fill_cache") = true)
+      .def(
+          "write_batch",
+          [](py::object self, bool transaction, bool sync) {
+            return new WriteBatchHandle(std::move(self), std::nullopt,
+                                        transaction, sync);
+          },
+          py::kw_only(), arg("transaction") = false, arg("sync") = false)
+      .def(
+          "iterator",
+          [](py::object self, bool reverse, py::object start, py::object stop,
+             bool include_start, bool include_stop, py::object prefix,
+             bool include_key, bool include_value, bool verify_checksums,
+             bool fill_cache) {
+            return MakeRangeIterator(
+                std::move(self), py::none(), std::nullopt, reverse, start, stop,
+                include_start, include_stop, prefix, include_key, include_value,
+                verify_checksums, fill_cache);
+          },
+          py::kw_only(), SIFT_ITERATOR_KWARGS)
+      .def("__iter__",
+           [](py::object self) {
+             return MakeRangeIterator(
+                 std::move(self), py::none(), std::nullopt, false, py::none(),
+                 py::none(), true, false, py::none(), true, true, false, true);
+           })
+      .def(
+          "raw_iterator",
+          [](py::object self, bool verify_checksums, bool fill_cache) {
+            return new RawIterator(std::move(self), py::none(),
+                                   verify_checksums, fill_cache);
+          },
+          py::kw_only(), arg("verify_checksums") = false,
+          arg("fill_cache") = true)
+      .def("snapshot",
+           [](py::object self) {
+             return new SnapshotHandle(std::move(self), std::nullopt);
+           })
+      .def(
+          "get_property",
+          [](DBHandle& self, py::handle name) -> py::object {
+            DBHandle::Call call(self);
+            std::string n;
+            if (py::isinstance<py::str>(name)) {
+              n = name.cast<std::string>();
+            } else {
+              n = std::string(BytesArg(name, "name", false).view());
+            }
+            std::optional<std::string> v;
+            {
+              py::gil_scoped_release release;
+              v = self.db()->GetProperty(n);
+            }
+            if (!v) return py::none();
+            return py::bytes(*v);
+          },
+          arg("name"))
+      .def(
+          "compact_range",
+          [](DBHandle& self, py::object start, py::object stop) {
+            std::optional<std::string> b = OptionalBytes(start, "start");
+            std::optional<std::string> e = OptionalBytes(stop, "stop");
+            std::pair<const std::string*, const std::string*> range(
+                b ? &*b : nullptr, e ? &*e : nullptr);
+            RunReleased(
+                self,
+                [](sift::DB* db, void* ctx) {
+                  auto* r = static_cast<
+                      std::pair<const std::string*, const std::string*>*>(ctx);
+                  return db->CompactRange(r->first, r->second);
+                },
+                &range);
+          },
+          py::kw_only(), arg("start") = py::none(), arg("stop") = py::none())
+      .def("flush",
+           [](DBHandle& self) {
+             RunReleased(
+                 self, [](sift::DB* db, void*) { return db->Flush(); },
+                 nullptr);
+           })
+      .def(
+          "checkpoint",
+          [](DBHandle& self, py::handle dir) {
+            std::string d = FsPath(dir);
+            RunReleased(
+                self,
+                [](sift::DB* db, void* ctx) {
+                  return db->CreateCheckpoint(*static_cast<std::string*>(ctx));
+                },
+                &d);
+          },
+          arg("dir"))
+      .def(
+          "ingest",
+          [](DBHandle& self, py::handle files, bool move_files,
+             bool verify_checksums) {
+            std::pair<std::vector<std::string>, sift::IngestOptions> call;
+            if (py::isinstance<py::str>(files) ||
+                py::isinstance<py::bytes>(files)) {
+              call.first.push_back(FsPath(files));
+            } else {
+              for (py::handle f : files) call.first.push_back(FsPath(f));
+            }
+            call.second.move_files = move_files;
+            call.second.verify_checksums = verify_checksums;
+            RunReleased(
+                self,
+                [](sift::DB* db, void* ctx) {
+                  auto* c = static_cast<decltype(call)*>(ctx);
+                  return db->IngestExternalFiles(c->first, c->second);
+                },
+                &call);
+          },
+          arg("files"), py::kw_only(), arg("move_files") = false,
+          arg("verify_checksums") = true)
+      .def("read_stats",
+           [](DBHandle& self) {
+             DBHandle::Call call(self);
+             return ReadStatsDict(self.db()->GetReadStats());
+           })
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](DBHandle& self, py::args) { self.Close(); });
+}
+
+void DefineSnapshot(py::module_& m) {
+  py::class_<SnapshotHandle>(m, "Snapshot")
+      .def(
+          "get",
+          [](SnapshotHandle& self, py::handle key, py::object default_value,
+             bool verify_checksums, bool fill_cache) {
+            SnapshotHandle::Use use(self);
+            BytesArg k(key, "key", false);
+            sift::ReadOptions o =
+                MakeReadOptions(verify_checksums, fill_cache, self.snapshot());
+            if (self.prefix()) {
+              return Get(self.db(), o, *self.prefix() + std::string(k.view()),
+                         default_value);
+            }
+            return Get(self.db(), o, k.view(), default_value);
+          },
+          arg("key"), arg("default") = py::none(), py::kw_only(),
+          arg("verify_checksums") = false, arg("fill_cache") = true)
+      .def(
+          "multi_get",
+          [](SnapshotHandle& self, py::handle keys, bool verify_checksums,
+             bool fill_cache) {
+            SnapshotHandle::Use use(self);
+            return MultiGet(
+                self.db(),
+                MakeReadOptions(verify_checksums, fill_cache, self.snapshot()),
+                keys, self.prefix() ? &*self.prefix() : nullptr);
+          },
+          arg("keys"), py::kw_only(), arg("verify_checksums") = false,
+          arg("fill_cache") = true)
+      .def(
+          "iterator",
+          [](py::object self, bool reverse, py::object start, py::object stop,
+             bool include_start, bool include_stop, py::object prefix,
+             bool include_key, bool include_value, bool verify_checksums,
+             bool fill_cache) {
+            SnapshotHandle& s = self.cast<SnapshotHandle&>();
+            s.CheckOpen();
+            return MakeRangeIterator(
+                s.db_object(), std::move(self), s.prefix(), reverse, start,
+                stop, include_start, include_stop, prefix, include_key,
+                include_value, verify_checksums, fill_cache);
+          },
+          py::kw_only(), SIFT_ITERATOR_KWARGS)
+      .def("__iter__",
+           [](py::object self) {
+             SnapshotHandle& s = self.cast<SnapshotHandle&>();
+             s.CheckOpen();
+             return MakeRangeIterator(
+                 s.db_object(), std::move(self), s.prefix(), false, py::none(),
+                 py::none(), true, false, py::none(), true, true, false, true);
+           })
+      .def(
+          "raw_iterator",
+          [](py::object self, bool verify_checksums, bool fill_cache) {
+            SnapshotHandle& s = self.cast<SnapshotHandle&>();
+            s.CheckOpen();
+            return new RawIterator(s.db_object(), std::move(self),
+                                   verify_checksums, fill_cache);
+          },
+          py::kw_only(), arg("verify_checksums") = false,
+          arg("fill_cache") = true)
+      .def("close", &SnapshotHandle::Close)
+      .def("release", &SnapshotHandle::Close)
+      .def_property_readonly("closed",
+                             [](SnapshotHandle& self) {
+                               return self.snapshot() == nullptr ||
+                                      self.db().closed();
+                             })
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](SnapshotHandle& self, py::args) { self.Close(); });
+}
+
+void DefineIterators(py::module_& m) {
+  py::class_<RangeIterator>(m, "Iterator")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__",
+           [](RangeIterator& self) {
+             std::optional<py::object> v = self.Next();
+             if (!v) throw py::stop_iteration();
+             return *std::move(v);
+           })
+      .def("prev",
+           [](RangeIterator& self) {
+             std::optional<py::object> v = self.Prev();
+             if (!v) throw py::stop_iteration();
+             return *std::move(v);
+           })
+      .def("seek", &RangeIterator::Seek, arg("target"))
+      .def("seek_to_start", &RangeIterator::SeekToStart)
+      .def("seek_to_stop", &RangeIterator::SeekToStop)
+      .def("close", &RangeIterator::Close)
+      .def_property_readonly("closed", &RangeIterator::closed)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](RangeIterator& self, py::args) { self.Close(); });
+
+  py::class_<RawIterator>(m, "RawIterator")
+      .def("valid", &RawIterator::Valid)
+      .def("seek_to_first", &RawIterator::SeekToFirst)
+      .def("seek_to_last", &RawIterator::SeekToLast)
+      .def("seek", &RawIterator::Seek, arg("target"))
+      .def("next", &RawIterator::Next)
+      .def("prev", &RawIterator::Prev)
+      .def("key", &RawIterator::Key)
+      .def("value", &RawIterator::Value)
+      .def("item", &RawIterator::Item)
+      .def("close", &RawIterator::Close)
+      .def_property_readonly("closed", &RawIterator::closed)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](RawIterator& self, py::args) { self.Close(); });
+}
+
+void DefineWriters(py::module_& m) {
+  py::class_<WriteBatchHandle>(m, "WriteBatch")
+      .def("put", &WriteBatchHandle::Put, arg("key"), arg("value"))
+      .def("delete", &WriteBatchHandle::Delete, arg("key"))
+      .def("clear", &WriteBatchHandle::Clear)
+      .def("write", &WriteBatchHandle::Write)
+      .def("append", &WriteBatchHandle::Append, arg("source"))
+      .def("approximate_size", &WriteBatchHandle::ApproximateSize)
+      .def("__len__", &WriteBatchHandle::Count)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__",
+           [](WriteBatchHandle& self, py::handle exc_type, py::handle,
+              py::handle) { self.Exit(!exc_type.is_none()); });
+
+  py::class_<TableWriterHandle>(m, "TableWriter")
+      .def(
+          py::init([](py::object path, py::object block_size,
+                      py::object block_restart_interval, py::object compression,
+                      py::object bloom_filter_bits, py::object filter_kind) {
+            sift::Options o;
+            SetIfGiven(&o.block_size, block_size);
+            SetIfGiven(&o.block_restart_interval, block_restart_interval);
+            SetCompression(&o, compression);
+            SetFilter(&o, bloom_filter_bits, filter_kind);
+            return new TableWriterHandle(std::move(path), o);
+          }),
+          arg("path"), py::kw_only(), arg("block_size") = py::none(),
+          arg("block_restart_interval") = py::none(),
+          arg("compression") = "snappy", arg("bloom_filter_bits") = 10,
+          arg("filter_kind") = py::none())
+      .def("put", &TableWriterHandle::Put, arg("key"), arg("value"))
+      .def("delete", &TableWriterHandle::Delete, arg("key"))
+      .def("finish", &TableWriterHandle::Finish)
+      .def_property_readonly("path", &TableWriterHandle::path)
+      .def_property_readonly("finished", &TableWriterHandle::finished)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](TableWriterHandle& self, py::handle exc_type,
+                          py::handle, py::handle) {
+        // Finish on a clean exit; on an exception the file is left
+        // incomplete and the exception propagates.
+        if (exc_type.is_none() && !self.finished()) {
+          self.Finish();
+        } else {
+          self.Abandon();
+        }
+      });
+}
+
+void DefineFunctions(py::module_& m) {
+  m.def(
+      "destroy_db",
+      [](py::handle name) {
+        std::string path = FsPath(name);
+        absl::Status s;
+        {
+          py::gil_scoped_release release;
+          s = sift::DestroyDB(path, sift::Options());
+        }
+        Check(s);
+      },
+      arg("name"));
+  // The pieces of PrefixedDB (sift/__init__.py).
+  m.def(
+      "_prefixed_iterator",
+      [](py::object db, std::string db_prefix, bool reverse, py::object start,
+         py::object stop, bool include_start, bool include_stop,
+         py::object prefix, bool include_key, bool include_value,
+         bool verify_checksums, bool fill_cache) {
+        return MakeRangeIterator(
+            std::move(db), py::none(), std::move(db_prefix), reverse, start,
+            stop, include_start, include_stop, prefix, include_key,
+            include_value, verify_checksums, fill_cache);
+      },
+      arg("db"), arg("db_prefix"), py::kw_only(), SIFT_ITERATOR_KWARGS);
+  m.def(
+      "_prefixed_snapshot",
+      [](py::object db, std::string prefix) {
+        return new SnapshotHandle(std::move(db), std::move(prefix));
+      },
+      arg("db"), arg("prefix"));
+  m.def(
+      "_prefixed_write_batch",
+      [](py::object db, std::string prefix, bool transaction, bool sync) {
+        return new WriteBatchHandle(std::move(db), std::move(prefix),
+                                    transaction, sync);
+      },
+      arg("db"), arg("prefix"), py::kw_only(), arg("transaction") = false,
+      arg("sync") = false);
+  m.def(
+      "_prefixed_multi_get",
+      [](DBHandle& db, std::string prefix, py::handle keys,
+         bool verify_checksums, bool fill_cache) {
+        DBHandle::Call call(db);
+        return MultiGet(db,
+                        MakeReadOptions(verify_checksums, fill_cache, nullptr),
+                        keys, &prefix);
+      },
+      arg("db"), arg("prefix"), arg("keys"), py::kw_only(),
+      arg("verify_checksums") = false, arg("fill_cache") = true);
+}
+
+}  // namespace
+}  // namespace sift_python
+
+PYBIND11_MODULE(_sift, m) {
+  m.doc() = "sift's engine bindings; import the `sift` package instead.";
+  sift_python::RegisterExceptions(m);
+  sift_python::DefineDB(m);
+  sift_python::DefineSnapshot(m);
+  sift_python::DefineIterators(m);
+  sift_python::DefineWriters(m);
+  sift_python::DefineFunctions(m);
+}
