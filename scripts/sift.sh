@@ -100,7 +100,7 @@ run_tests() {
   build_release
   (cd build/release && ctest -j"$jobs" --output-on-failure --timeout 900 -LE reliability) || failed=1
 
-  echo "== installed-package check: an outside program through find_package(sift) and pkg-config"
+  echo "== installed-package check: outside C++ and C programs through find_package(sift) and pkg-config"
   local prefix="$root/build/install-prefix"
   rm -rf "$prefix" build/install-check
   cmake --install build/release --prefix "$prefix" >/dev/null
@@ -116,6 +116,13 @@ run_tests() {
     build/install-check/pkgconfig_check "$root/build/install-check/pkgconfig-db" || failed=1
   else
     echo "pkg-config route: compile or link failed"; failed=1
+  fi
+  # The same for the C API: a C program, compiled by the C compiler, with sift_c.pc.
+  if pcflags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs sift_c) &&
+     gcc -std=c99 -o build/install-check/pkgconfig_check_c tests/install_check/main.c $pcflags; then
+    build/install-check/pkgconfig_check_c "$root/build/install-check/pkgconfig-db-c" || failed=1
+  else
+    echo "pkg-config route (sift_c): compile or link failed"; failed=1
   fi
 
   if [ $failed -ne 0 ]; then
