@@ -33,6 +33,18 @@ namespace sift_python {
 
 namespace py = pybind11;
 
+// Releases the GIL for its lifetime (a lighter py::gil_scoped_release).
+class ReleaseGil {
+ public:
+  ReleaseGil() : state_(PyEval_SaveThread()) {}
+  ~ReleaseGil() { PyEval_RestoreThread(state_); }
+  ReleaseGil(const ReleaseGil&) = delete;
+  ReleaseGil& operator=(const ReleaseGil&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+
 // Raises the Python exception for a non-OK status: sift.CorruptionError for
 // damaged data, sift.Error for an invalid argument, sift.IOError otherwise.
 [[noreturn]] void RaiseStatus(const absl::Status& status);
@@ -195,7 +207,7 @@ class IteratorBase : public Resource {
   // Runs an engine call on the iterator with the GIL released.
   template <typename F>
   void Move(F&& f) {
-    py::gil_scoped_release release;
+    ReleaseGil release;
     f(it_.get());
   }
 

@@ -88,8 +88,13 @@ bool RangeIterator::BeforeStart(std::string_view key) const {
 
 py::object RangeIterator::Current() const {
   if (include_key_ && include_value_) {
-    return py::make_tuple(Bytes(it()->key().substr(db_prefix_len_)),
-                          Bytes(it()->value()));
+    py::bytes key = Bytes(it()->key().substr(db_prefix_len_));
+    py::bytes value = Bytes(it()->value());
+    PyObject* pair = PyTuple_New(2);
+    if (pair == nullptr) throw py::error_already_set();
+    PyTuple_SET_ITEM(pair, 0, key.release().ptr());
+    PyTuple_SET_ITEM(pair, 1, value.release().ptr());
+    return py::reinterpret_steal<py::object>(pair);
   }
   if (include_key_) return Bytes(it()->key().substr(db_prefix_len_));
   if (include_value_) return Bytes(it()->value());
@@ -134,7 +139,8 @@ std::optional<py::object> RangeIterator::Forward() {
       break;
   }
   CheckStatus();
-  if (!it()->Valid() || PastStop(it()->key())) {
+  // Before start only when the range is empty (start after stop).
+  if (!it()->Valid() || PastStop(it()->key()) || BeforeStart(it()->key())) {
     state_ = State::kAfterStop;
     return std::nullopt;
   }

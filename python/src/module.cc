@@ -4,9 +4,11 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "fast_paths.h"
 #include "handles.h"
 #include "sift/read_stats.h"
 
@@ -17,9 +19,24 @@ using py::arg;
 
 // ---- options ----
 
+// Sets *field from `value` unless it is None. A bool field takes the
+// value's truth; an int field takes an int only (TypeError naming the keyword
+// otherwise, ValueError if it does not fit).
 template <typename T>
-void SetIfGiven(T* field, const py::object& value) {
-  if (!value.is_none()) *field = value.cast<T>();
+void SetIfGiven(T* field, const py::object& value, const char* name) {
+  if (value.is_none()) return;
+  if constexpr (std::is_same_v<T, bool>) {
+    *field = py::bool_(value);
+  } else {
+    if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value)) {
+      throw py::type_error(std::string("'") + name + "' must be an int");
+    }
+    try {
+      *field = value.cast<T>();
+    } catch (const py::cast_error&) {
+      throw py::value_error(std::string("'") + name + "' is out of range");
+    }
+  }
 }
 
 std::string EnumName(const py::object& value, const char* what) {
@@ -206,92 +223,55 @@ void RunReleased(DBHandle& db, absl::Status (*f)(sift::DB*, void*), void* ctx) {
 
 void DefineDB(py::module_& m) {
   py::class_<DBHandle>(m, "DB", py::dynamic_attr())
-      .def(py::init(
-               [](py::object name, bool create_if_missing, bool error_if_exists,
-                  py::object paranoid_checks, py::object write_buffer_size,
-                  py::object max_open_files, py::object lru_cache_size,
-                  py::object block_size, py::object block_restart_interval,
-                  py::object max_file_size, py::object compression,
-                  py::object bloom_filter_bits, py::object comparator,
-                  py::object comparator_name, py::object filter_kind,
-                  py::object filter_allocation, py::object allow_mmap_reads,
-                  py::object use_direct_reads) {
-                 RefuseComparator(comparator, comparator_name);
-                 sift::Options o;
-                 o.create_if_missing = create_if_missing;
-                 o.error_if_exists = error_if_exists;
-                 SetIfGiven(&o.paranoid_checks, paranoid_checks);
-                 SetIfGiven(&o.write_buffer_size, write_buffer_size);
-                 SetIfGiven(&o.max_open_files, max_open_files);
-                 SetIfGiven(&o.block_cache_capacity, lru_cache_size);
-                 SetIfGiven(&o.block_size, block_size);
-                 SetIfGiven(&o.block_restart_interval, block_restart_interval);
-                 SetIfGiven(&o.max_file_size, max_file_size);
-                 SetCompression(&o, compression);
-                 SetFilter(&o, bloom_filter_bits, filter_kind);
-                 SetAllocation(&o, filter_allocation);
-                 SetIfGiven(&o.allow_mmap_reads, allow_mmap_reads);
-                 SetIfGiven(&o.use_direct_reads, use_direct_reads);
-                 return new DBHandle(std::move(name), o);
-               }),
-           arg("name"), py::kw_only(), arg("create_if_missing") = false,
-           arg("error_if_exists") = false, arg("paranoid_checks") = py::none(),
-           arg("write_buffer_size") = py::none(),
-           arg("max_open_files") = py::none(),
-           arg("lru_cache_size") = py::none(), arg("block_size") = py::none(),
-           arg("block_restart_interval") = py::none(),
-           arg("max_file_size") = py::none(), arg("compression") = "snappy",
-           arg("bloom_filter_bits") = 10, arg("comparator") = py::none(),
-           arg("comparator_name") = py::none(), arg("filter_kind") = py::none(),
-           arg("filter_allocation") = py::none(),
-           arg("allow_mmap_reads") = py::none(),
-           arg("use_direct_reads") = py::none())
+      .def(
+          py::init([](py::object name, bool create_if_missing,
+                      bool error_if_exists, py::object paranoid_checks,
+                      py::object write_buffer_size, py::object max_open_files,
+                      py::object lru_cache_size, py::object block_size,
+                      py::object block_restart_interval,
+                      py::object max_file_size, py::object compression,
+                      py::object bloom_filter_bits, py::object comparator,
+                      py::object comparator_name, py::object filter_kind,
+                      py::object filter_allocation, py::object allow_mmap_reads,
+                      py::object use_direct_reads) {
+            RefuseComparator(comparator, comparator_name);
+            sift::Options o;
+            o.create_if_missing = create_if_missing;
+            o.error_if_exists = error_if_exists;
+            SetIfGiven(&o.paranoid_checks, paranoid_checks, "paranoid_checks");
+            SetIfGiven(&o.write_buffer_size, write_buffer_size,
+                       "write_buffer_size");
+            SetIfGiven(&o.max_open_files, max_open_files, "max_open_files");
+            SetIfGiven(&o.block_cache_capacity, lru_cache_size,
+                       "lru_cache_size");
+            SetIfGiven(&o.block_size, block_size, "block_size");
+            SetIfGiven(&o.block_restart_interval, block_restart_interval,
+                       "block_restart_interval");
+            SetIfGiven(&o.max_file_size, max_file_size, "max_file_size");
+            SetCompression(&o, compression);
+            SetFilter(&o, bloom_filter_bits, filter_kind);
+            SetAllocation(&o, filter_allocation);
+            SetIfGiven(&o.allow_mmap_reads, allow_mmap_reads,
+                       "allow_mmap_reads");
+            SetIfGiven(&o.use_direct_reads, use_direct_reads,
+                       "use_direct_reads");
+            return new DBHandle(std::move(name), o);
+          }),
+          arg("name"), py::kw_only(), arg("create_if_missing") = false,
+          arg("error_if_exists") = false, arg("paranoid_checks") = py::none(),
+          arg("write_buffer_size") = py::none(),
+          arg("max_open_files") = py::none(),
+          arg("lru_cache_size") = py::none(), arg("block_size") = py::none(),
+          arg("block_restart_interval") = py::none(),
+          arg("max_file_size") = py::none(), arg("compression") = "snappy",
+          arg("bloom_filter_bits") = 10, arg("comparator") = py::none(),
+          arg("comparator_name") = py::none(), arg("filter_kind") = py::none(),
+          arg("filter_allocation") = py::none(),
+          arg("allow_mmap_reads") = py::none(),
+          arg("use_direct_reads") = py::none())
       .def_property_readonly("name", &DBHandle::name)
       .def_property_readonly("closed", &DBHandle::closed)
       .def("close", &DBHandle::Close)
-      .def(
-          "get",
-          [](DBHandle& self, py::handle key, py::object default_value,
-             bool verify_checksums, bool fill_cache) {
-            DBHandle::Call call(self);
-            BytesArg k(key, "key", false);
-            return Get(self,
-                       MakeReadOptions(verify_checksums, fill_cache, nullptr),
-                       k.view(), default_value);
-          },
-          arg("key"), arg("default") = py::none(), py::kw_only(),
-          arg("verify_checksums") = false, arg("fill_cache") = true)
-      .def(
-          "put",
-          [](DBHandle& self, py::handle key, py::handle value, bool sync) {
-            DBHandle::Call call(self);
-            BytesArg k(key, "key", false);
-            BytesArg v(value, "value", true);
-            sift::WriteOptions o;
-            o.sync = sync;
-            absl::Status s;
-            {
-              py::gil_scoped_release release;
-              s = self.db()->Put(o, k.view(), v.view());
-            }
-            Check(s);
-          },
-          arg("key"), arg("value"), py::kw_only(), arg("sync") = false)
-      .def(
-          "delete",
-          [](DBHandle& self, py::handle key, bool sync) {
-            DBHandle::Call call(self);
-            BytesArg k(key, "key", false);
-            sift::WriteOptions o;
-            o.sync = sync;
-            absl::Status s;
-            {
-              py::gil_scoped_release release;
-              s = self.db()->Delete(o, k.view());
-            }
-            Check(s);
-          },
-          arg("key"), py::kw_only(), arg("sync") = false)
       .def(
           "__contains__",
           [](DBHandle& self, py::handle key) {
@@ -574,8 +554,9 @@ void DefineWriters(py::module_& m) {
                       py::object block_restart_interval, py::object compression,
                       py::object bloom_filter_bits, py::object filter_kind) {
             sift::Options o;
-            SetIfGiven(&o.block_size, block_size);
-            SetIfGiven(&o.block_restart_interval, block_restart_interval);
+            SetIfGiven(&o.block_size, block_size, "block_size");
+            SetIfGiven(&o.block_restart_interval, block_restart_interval,
+                       "block_restart_interval");
             SetCompression(&o, compression);
             SetFilter(&o, bloom_filter_bits, filter_kind);
             return new TableWriterHandle(std::move(path), o);
@@ -666,4 +647,6 @@ PYBIND11_MODULE(_sift, m) {
   sift_python::DefineIterators(m);
   sift_python::DefineWriters(m);
   sift_python::DefineFunctions(m);
+  // DB.get/put/delete and next(Iterator) (python/src/fast_paths.cc).
+  sift_python::InstallFastPaths(m.attr("DB"), m.attr("Iterator"));
 }
