@@ -413,6 +413,46 @@ void DefineDB(py::module_& m) {
           },
           arg("files"), py::kw_only(), arg("move_files") = false,
           arg("verify_checksums") = true)
+      .def(
+          "approximate_sizes",
+          [](DBHandle& self, py::args ranges) {
+            DBHandle::Call call(self);
+            py::list held;  // keeps the range objects alive for the call
+            std::vector<sift::KeyRange> r;
+            for (py::handle range : ranges) {
+              if (!py::isinstance<py::sequence>(range) || py::len(range) != 2) {
+                throw py::type_error(
+                    "each range must be a (start, stop) pair of bytes");
+              }
+              py::sequence pair = py::reinterpret_borrow<py::sequence>(range);
+              held.append(pair);
+              py::object start = pair[0], stop = pair[1];
+              held.append(start);
+              held.append(stop);
+              r.push_back({BytesArg(start, "start", false).view(),
+                           BytesArg(stop, "stop", false).view()});
+            }
+            std::vector<uint64_t> sizes;
+            {
+              ReleaseGil release;
+              sizes = self.db()->GetApproximateSizes(r);
+            }
+            return sizes;
+          })
+      .def(
+          "approximate_size",
+          [](DBHandle& self, py::handle start, py::handle stop) {
+            DBHandle::Call call(self);
+            sift::KeyRange r{BytesArg(start, "start", false).view(),
+                             BytesArg(stop, "stop", false).view()};
+            std::vector<uint64_t> sizes;
+            {
+              ReleaseGil release;
+              sizes = self.db()->GetApproximateSizes({&r, 1});
+            }
+            return sizes[0];
+          },
+          arg("start"), arg("stop"))
       .def("read_stats",
            [](DBHandle& self) {
              DBHandle::Call call(self);

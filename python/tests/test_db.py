@@ -469,3 +469,28 @@ def test_close_while_other_threads_work(db_path):
     for t in threads:
         t.join(10)
     assert sorted(outcomes) == ["get", "put", "scan"]
+
+
+def test_approximate_sizes(db):
+    for i in range(20000):
+        db.put(b"k%05d" % i, os.urandom(100))
+    assert db.approximate_size(b"k", b"l") == 0  # memtable only: not counted
+    db.flush()
+    whole = db.approximate_size(b"k", b"l")
+    assert whole > 20000 * 100 * 0.8
+    half = db.approximate_size(b"k00000", b"k10000")
+    assert 0.3 * whole < half < 0.7 * whole
+    sizes = db.approximate_sizes((b"k00000", b"k10000"), [b"k10000", b"k20000"],
+                                 (b"z", b"a"))
+    assert len(sizes) == 3 and sizes[2] == 0
+    assert abs(sizes[0] + sizes[1] - whole) < 0.1 * whole
+    assert db.approximate_sizes() == []
+    with pytest.raises(TypeError):
+        db.approximate_size("a", b"b")
+    with pytest.raises(TypeError):
+        db.approximate_sizes((b"a",))
+    with pytest.raises(TypeError):
+        db.approximate_sizes(b"ab")
+    db.close()
+    with pytest.raises(RuntimeError):
+        db.approximate_size(b"a", b"b")
