@@ -20,6 +20,11 @@ PACKAGES=(cmake ninja-build g++ make pkg-config git
           libabsl-dev libsnappy-dev libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
           libcli11-dev nlohmann-json3-dev libleveldb-dev librocksdb-dev)
 
+# The Python package (python/) and the peers its benchmark compares with, all from Debian, for
+# Debian's interpreter /usr/bin/python3.
+PACKAGES+=(python3 python3-dev python3-pip python3-venv python3-setuptools pybind11-dev
+           python3-pytest python3-plyvel python3-lmdb)
+
 install_missing() {
   local missing=()
   for p in "${PACKAGES[@]}"; do
@@ -64,6 +69,19 @@ build_release() {
 run_bench() {
   build_release --target kvbench
   build/release/bench/kvbench "$@"
+}
+
+# The README's install route for the Python package, with Debian's interpreter (another python3
+# may come first on PATH): pip builds it through python/CMakeLists.txt in build/python (reused,
+# incremental), installs it into build/python/site, and the pytest suite runs against that copy.
+python_tests() {
+  local site="$root/build/python/site"
+  rm -rf "$site"
+  PIP_ROOT_USER_ACTION=ignore SIFT_PYTHON_BUILD_DIR="$root/build/python" SIFT_BUILD_JOBS="$jobs" \
+    /usr/bin/python3 -m pip install -q --disable-pip-version-check --no-build-isolation \
+    --no-deps --target "$site" ./python || return 1
+  (cd "$root/build/python" &&
+   PYTHONPATH="$site" /usr/bin/python3 -m pytest -q -p no:cacheprovider "$root/python/tests")
 }
 
 run_tests() {
@@ -124,6 +142,9 @@ run_tests() {
   else
     echo "pkg-config route (sift_c): compile or link failed"; failed=1
   fi
+
+  echo "== python bindings: pip install --no-build-isolation ./python, then its pytest suite"
+  python_tests || failed=1
 
   if [ $failed -ne 0 ]; then
     echo "== FAILED"
