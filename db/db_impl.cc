@@ -181,7 +181,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   pins.version->AddIterators(options, &children);
   std::unique_ptr<Iterator> internal =
       NewMergingIterator(&state_.icmp, std::move(children));
-  return NewDBIterator(&state_.icmp, std::move(internal), sequence,
+  return NewDBIterator(&state_.icmp, std::move(internal), sequence, options,
                        std::move(pins));
 }
 

@@ -1,7 +1,9 @@
 #include "db/db_iter.h"
 
 #include <cassert>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -17,14 +19,21 @@ namespace {
 //     entry of a smaller user key, or off the front of the sequence.
 // Any error (damaged internal key, or one reported by iter_) makes the
 // iterator invalid; status() reports it.
+// Bounds (lower_ inclusive, upper_ exclusive, user keys): no key outside
+// them is ever yielded. A seek never asks iter_ for a key before lower_;
+// forward scans stop at the first entry at or past upper_ and backward ones
+// at the first before lower_, so neither walks past a bound, and iter_'s
+// tables stop below at the bounds too (ReadOptions reaches them).
 class DBIter final : public Iterator {
  public:
   DBIter(const InternalKeyComparator* icmp, std::unique_ptr<Iterator> internal,
-         SequenceNumber sequence, IteratorPins pins)
+         SequenceNumber sequence, const ReadOptions& options, IteratorPins pins)
       : pins_(std::move(pins)),
         ucmp_(icmp->user_comparator()),
         iter_(std::move(internal)),
-        sequence_(sequence) {}
+        sequence_(sequence),
+        lower_(options.iterate_lower_bound),
+        upper_(options.iterate_upper_bound) {}
 
   bool Valid() const override { return valid_; }
 
@@ -44,6 +53,7 @@ class DBIter final : public Iterator {
   }
 
   void SeekToFirst() override {
+    if (lower_.has_value()) return Seek(*lower_);
     direction_ = kForward;
     ClearSavedValue();
     saved_key_.clear();
@@ -60,7 +70,22 @@ class DBIter final : public Iterator {
     direction_ = kReverse;
     ClearSavedValue();
     saved_key_.clear();
-    iter_->SeekToLast();
+    if (upper_.has_value()) {
+      if (EmptyBounds()) return Stop();
+      // The last entry before the bound: the one before the first entry at
+      // or past it (its first internal key), else the very last.
+      AppendInternalKey(&saved_key_, *upper_, kMaxSequenceNumber,
+                        kValueTypeForSeek);
+      iter_->Seek(saved_key_);
+      saved_key_.clear();
+      if (iter_->Valid()) {
+        iter_->Prev();
+      } else if (iter_->status().ok()) {
+        iter_->SeekToLast();
+      }
+    } else {
+      iter_->SeekToLast();
+    }
     FindPrevUserEntry();
     CheckStatus();
   }
@@ -69,6 +94,10 @@ class DBIter final : public Iterator {
     direction_ = kForward;
     ClearSavedValue();
     saved_key_.clear();
+    if (lower_.has_value() && ucmp_->Compare(target, *lower_) < 0) {
+      target = *lower_;
+    }
+    if (PastUpperBound(target)) return Stop();
     // The first internal key of `target` visible at sequence_.
     AppendInternalKey(&saved_key_, target, sequence_, kValueTypeForSeek);
     iter_->Seek(saved_key_);
@@ -86,7 +115,16 @@ class DBIter final : public Iterator {
       // iter_ is before the entries of the current key (saved_key_): step
       // forward into them; FindNextUserEntry below skips them.
       direction_ = kForward;
-      if (iter_->Valid()) {
+      if (lower_.has_value()) {
+        // A backward walk that stopped at the lower bound left iter_ at an
+        // entry before it, and the tables below stop at the bound by
+        // themselves: entries of other keys may lie between iter_ and
+        // saved_key_. Seek back to saved_key_ rather than step.
+        seek_key_.clear();
+        AppendInternalKey(&seek_key_, saved_key_, kMaxSequenceNumber,
+                          kValueTypeForSeek);
+        iter_->Seek(seek_key_);
+      } else if (iter_->Valid()) {
         iter_->Next();
       } else {
         iter_->SeekToFirst();
@@ -149,6 +187,7 @@ class DBIter final : public Iterator {
     do {
       ParsedInternalKey ikey;
       if (!ParseKey(&ikey)) break;
+      if (PastUpperBound(ikey.user_key)) break;
       if (ikey.sequence <= sequence_) {
         if (ikey.type == kTypeDeletion) {
           // Every older entry of this user key is deleted.
@@ -176,6 +215,9 @@ class DBIter final : public Iterator {
     while (iter_->Valid()) {
       ParsedInternalKey ikey;
       if (!ParseKey(&ikey)) break;
+      // Before the lower bound: as if the front were reached (iter_ stays
+      // before saved_key_'s entries, as the invariant wants).
+      if (BeforeLowerBound(ikey.user_key)) break;
       if (ikey.sequence <= sequence_) {
         if (value_type != kTypeDeletion &&
             ucmp_->Compare(ikey.user_key, saved_key_) < 0) {
@@ -205,6 +247,26 @@ class DBIter final : public Iterator {
     direction_ = kForward;
   }
 
+  bool PastUpperBound(std::string_view user_key) const {
+    return upper_.has_value() && ucmp_->Compare(user_key, *upper_) >= 0;
+  }
+  bool BeforeLowerBound(std::string_view user_key) const {
+    return lower_.has_value() && ucmp_->Compare(user_key, *lower_) < 0;
+  }
+  bool EmptyBounds() const {
+    return lower_.has_value() && upper_.has_value() &&
+           ucmp_->Compare(*lower_, *upper_) >= 0;
+  }
+  // Not Valid(), without touching iter_: nothing inside the bounds is left
+  // in the direction asked.
+  void Stop() {
+    valid_ = false;
+    saved_key_.clear();
+    ClearSavedValue();
+    direction_ = kForward;
+    CheckStatus();
+  }
+
   void ClearSavedValue() {
     // Do not keep a large buffer alive for the iterator's whole life.
     if (saved_value_.capacity() > (size_t{1} << 20)) {
@@ -224,10 +286,14 @@ class DBIter final : public Iterator {
   const Comparator* const ucmp_;
   const std::unique_ptr<Iterator> iter_;
   const SequenceNumber sequence_;
+  // The caller keeps the bytes alive (ReadOptions' contract).
+  const std::optional<std::string_view> lower_;
+  const std::optional<std::string_view> upper_;
 
   absl::Status status_;
   std::string saved_key_;    // see the invariants above
   std::string saved_value_;  // kReverse: value of the current entry
+  std::string seek_key_;     // Next's internal seek target (buffer reused)
   Direction direction_ = kForward;
   bool valid_ = false;
 };
@@ -237,8 +303,9 @@ class DBIter final : public Iterator {
 std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
                                         std::unique_ptr<Iterator> internal,
                                         SequenceNumber sequence,
+                                        const ReadOptions& options,
                                         IteratorPins pins) {
-  return std::make_unique<DBIter>(icmp, std::move(internal), sequence,
+  return std::make_unique<DBIter>(icmp, std::move(internal), sequence, options,
                                   std::move(pins));
 }
 

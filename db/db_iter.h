@@ -8,6 +8,7 @@
 #include "db/memtable.h"
 #include "db/version.h"
 #include "sift/iterator.h"
+#include "sift/options.h"
 
 namespace sift {
 
@@ -28,12 +29,14 @@ struct IteratorPins {
 //
 // `internal` must yield internal keys in `icmp` order; `pins` keep its
 // sources alive and are released after it. `icmp` is not owned and must
-// outlive the iterator.
+// outlive the iterator. Of `options`, the iteration bounds are kept (as
+// views: see ReadOptions) and no key outside them is yielded.
 //
 // Thread safety: not safe for concurrent use.
 std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
                                         std::unique_ptr<Iterator> internal,
                                         SequenceNumber sequence,
+                                        const ReadOptions& options,
                                         IteratorPins pins);
 
 }  // namespace sift

@@ -131,6 +131,11 @@ TableOptions TableCache::MakeTableOptions(const Options& options,
   t.comparator = icmp;
   // The filter covers user keys: a lookup at any snapshot hashes the same.
   t.filter_key = &ExtractUserKey;
+  // Iteration bounds are user keys.
+  t.user_key = &ExtractUserKey;
+  t.seek_key = [](std::string_view user_key, std::string* dst) {
+    AppendInternalKey(dst, user_key, kMaxSequenceNumber, kValueTypeForSeek);
+  };
   t.block_size = options.block_size;
   t.block_restart_interval = options.block_restart_interval;
   t.compression = options.compression;

@@ -37,25 +37,24 @@ bool BeforeFile(const Comparator* ucmp, const std::string_view* user_key,
          ucmp->Compare(*user_key, f.smallest.user_key()) < 0;
 }
 
-// Iterates over the files of a sorted, disjoint level: key() is a file's
-// largest key, value() its number, size and global sequence number (24
-// bytes). The second level of a NewFileListIterator.
+// Iterates over files [begin, end) of a sorted, disjoint level: key() is a
+// file's largest key, value() its number, size and global sequence number
+// (24 bytes). The second level of a NewFileListIterator.
 class FileIndexIterator final : public Iterator {
  public:
-  FileIndexIterator(const InternalKeyComparator* icmp, FileList files)
-      : icmp_(icmp), files_(std::move(files)), index_(files_.size()) {}
+  FileIndexIterator(const InternalKeyComparator* icmp, const FileList* files,
+                    size_t begin, size_t end)
+      : icmp_(icmp), files_(*files), begin_(begin), end_(end), index_(end) {}
 
-  bool Valid() const override { return index_ < files_.size(); }
+  bool Valid() const override { return index_ < end_; }
   void Seek(std::string_view target) override {
-    index_ = FindFile(*icmp_, files_, target);
+    index_ = FindFileBetween(*icmp_, files_, target, begin_, end_);
   }
-  void SeekToFirst() override { index_ = 0; }
-  void SeekToLast() override {
-    index_ = files_.empty() ? 0 : files_.size() - 1;
-  }
+  void SeekToFirst() override { index_ = begin_; }
+  void SeekToLast() override { index_ = begin_ == end_ ? end_ : end_ - 1; }
   void Next() override { ++index_; }
   void Prev() override {
-    index_ = index_ == 0 ? files_.size() : index_ - 1;  // past the front
+    index_ = index_ == begin_ ? end_ : index_ - 1;  // past the front
   }
   std::string_view key() const override {
     return files_[index_]->largest.Encode();
@@ -70,10 +69,23 @@ class FileIndexIterator final : public Iterator {
 
  private:
   const InternalKeyComparator* const icmp_;
-  const FileList files_;
-  size_t index_;  // files_.size(): not valid
+  const FileList& files_;
+  const size_t begin_;
+  const size_t end_;
+  size_t index_;  // end_: not valid
   mutable char value_buf_[24];
 };
+
+// True if f holds no user key inside options' iteration bounds.
+bool OutsideBounds(const Comparator* ucmp, const ReadOptions& options,
+                   const FileMetaData& f) {
+  return (options.iterate_upper_bound.has_value() &&
+          ucmp->Compare(f.smallest.user_key(), *options.iterate_upper_bound) >=
+              0) ||
+         (options.iterate_lower_bound.has_value() &&
+          ucmp->Compare(f.largest.user_key(), *options.iterate_lower_bound) <
+              0);
+}
 
 }  // namespace
 
@@ -111,9 +123,31 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
 std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
                                               const InternalKeyComparator* icmp,
                                               const ReadOptions& options,
-                                              FileList files) {
+                                              const FileList& files) {
+  // Only the files that overlap the bounds: the first whose largest key is
+  // at or past the lower bound, up to the first whose smallest key is at or
+  // past the upper bound. A scan then never opens a table outside them.
+  size_t begin = 0;
+  if (options.iterate_lower_bound.has_value()) {
+    const InternalKey lower(*options.iterate_lower_bound, kMaxSequenceNumber,
+                            kValueTypeForSeek);
+    begin = FindFile(*icmp, files, lower.Encode());
+  }
+  size_t end = files.size();
+  if (options.iterate_upper_bound.has_value()) {
+    const Comparator* ucmp = icmp->user_comparator();
+    end = static_cast<size_t>(
+        std::partition_point(
+            files.begin() + static_cast<std::ptrdiff_t>(begin), files.end(),
+            [&](const std::shared_ptr<const FileMetaData>& f) {
+              return ucmp->Compare(f->smallest.user_key(),
+                                   *options.iterate_upper_bound) < 0;
+            }) -
+        files.begin());
+  }
+  if (begin >= end) return NewEmptyIterator();
   return NewTwoLevelIterator(
-      std::make_unique<FileIndexIterator>(icmp, std::move(files)),
+      std::make_unique<FileIndexIterator>(icmp, &files, begin, end),
       [table_cache, options](std::string_view file_value) {
         if (file_value.size() != 24) {
           return NewEmptyIterator(
@@ -501,7 +535,11 @@ void Version::MultiGet(const ReadOptions& options,
 void Version::AddIterators(
     const ReadOptions& options,
     std::vector<std::unique_ptr<Iterator>>* iters) const {
+  // Tables and levels outside the iteration bounds are left out: an
+  // iterator costs what its range touches, not what the tree holds.
+  const Comparator* ucmp = icmp_->user_comparator();
   for (const auto& f : files_[0]) {
+    if (OutsideBounds(ucmp, options, *f)) continue;
     iters->push_back(NewTableFileIterator(table_cache_, options, *f));
   }
   for (int level = 1; level < config::kNumLevels; ++level) {

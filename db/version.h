@@ -38,12 +38,14 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
                            const std::string_view* largest_user_key);
 
 // An iterator over the concatenation of the tables in `files` (a level >= 1,
-// sorted and disjoint). Tables are opened lazily through `table_cache`, which
-// must outlive the iterator; `icmp` too.
+// sorted and disjoint) that overlap options' iteration bounds; the others
+// are never opened. Tables are opened lazily through `table_cache`.
+// REQUIRES: `files` (not copied), `table_cache` and `icmp` outlive the
+// iterator, and so do the bounds' bytes.
 std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
                                               const InternalKeyComparator* icmp,
                                               const ReadOptions& options,
-                                              FileList files);
+                                              const FileList& files);
 
 // The set of tables making up the database at one point: per level, the files
 // in it. Level 0 files may overlap each other and are kept in the order they
@@ -107,8 +109,10 @@ class Version {
   void MultiGet(const ReadOptions& options, absl::Span<BatchLookup> lookups,
                 ReadStats* stats) const;
 
-  // Append iterators that together yield every entry of this version: one per
-  // level-0 table and one concatenating iterator per non-empty level >= 1.
+  // Append iterators that together yield every entry of this version inside
+  // options' iteration bounds (and maybe some outside them): one per level-0
+  // table that overlaps the bounds and one concatenating iterator per
+  // non-empty level >= 1, which opens only tables that overlap them.
   // REQUIRES: this Version (held by the caller) outlives the iterators.
   void AddIterators(const ReadOptions& options,
                     std::vector<std::unique_ptr<Iterator>>* iters) const;

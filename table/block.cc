@@ -191,6 +191,35 @@ BlockIterator::BlockIterator(const Block* block, const Comparator* comparator,
       restart_index_(num_restarts_),
       next_restart_(restart_offset_) {}
 
+BlockIterator::BlockIterator(const Comparator* comparator,
+                             const std::string* file_name)
+    : data_(nullptr),
+      restart_offset_(0),
+      num_restarts_(0),
+      block_file_offset_(0),
+      comparator_(comparator),
+      file_name_(file_name),
+      current_(0),
+      next_(0),
+      restart_index_(0),
+      next_restart_(0) {}
+
+void BlockIterator::Reset(const Block* block) {
+  if (block == nullptr) {
+    data_ = nullptr;
+    restart_offset_ = 0;
+    num_restarts_ = 0;
+    block_file_offset_ = 0;
+  } else {
+    data_ = block->contents_.bytes();
+    restart_offset_ = block->restart_offset_;
+    num_restarts_ = block->num_restarts_;
+    block_file_offset_ = block->file_offset_;
+  }
+  status_ = absl::OkStatus();
+  MarkInvalid();
+}
+
 void BlockIterator::MarkInvalid() {
   current_ = restart_offset_;
   next_ = restart_offset_;

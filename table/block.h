@@ -117,6 +117,14 @@ class BlockIterator final : public Iterator {
  public:
   BlockIterator(const Block* block, const Comparator* comparator,
                 const std::string* file_name);
+  // An iterator over no block yet: never Valid() until Reset gives it one.
+  BlockIterator(const Comparator* comparator, const std::string* file_name);
+
+  // Iterate over `block` from now on, not Valid() until positioned, with an
+  // OK status. The buffers of the key already held are kept, so an iterator
+  // that walks many blocks allocates nothing per block. Does not touch the
+  // pin: the caller keeps `block` alive. nullptr: over no block.
+  void Reset(const Block* block);
 
   // Keep `ref` (the block this iterates over) alive as long as the iterator.
   void Pin(BlockRef ref) { pin_ = std::move(ref); }
@@ -175,10 +183,11 @@ class BlockIterator final : public Iterator {
   void MarkInvalid();
   void Corrupt(uint32_t entry_offset);
 
-  const char* const data_;
-  const uint32_t restart_offset_;
-  const uint32_t num_restarts_;
-  const uint64_t block_file_offset_;
+  // The block's bytes and layout; change only in Reset.
+  const char* data_;
+  uint32_t restart_offset_;
+  uint32_t num_restarts_;
+  uint64_t block_file_offset_;
   const Comparator* const comparator_;
   const std::string* const file_name_;
 

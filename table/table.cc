@@ -10,6 +10,7 @@
 #include "table/format.h"
 #include "table/iterators.h"
 #include "table/table_properties.h"
+#include "table/table_rep.h"
 #include "util/coding.h"
 #include "util/hash.h"
 
@@ -27,86 +28,6 @@ void DeleteCachedBlock(std::string_view /*key*/, void* value) {
 
 }  // namespace
 
-struct Table::Rep {
-  TableOptions options;
-  std::unique_ptr<RandomAccessFile> file;
-  std::string file_name;
-  uint64_t file_size = 0;
-  uint64_t cache_id = 0;
-  // Data blocks occupy [0, data_end); the meta blocks and footer follow.
-  uint64_t data_end = 0;
-  TableProperties properties;
-  std::unique_ptr<Block> index;
-  std::unique_ptr<FilterReader> filter;  // nullptr: no filter
-  // file->StableReads(): uncompressed data blocks are used in place.
-  bool stable_reads = false;
-  // For stable reads: bit i set once the data block named by the index
-  // entry at offset 4i of the index block has passed its checksum. Index
-  // entries (three lengths and a block handle) are at least five bytes
-  // long, so no two share a bit. Set bits are never cleared: the mapped
-  // file is immutable, so a block is verified once per open table.
-  std::unique_ptr<std::atomic<uint64_t>[]> verified;
-
-  bool IsVerified(uint32_t index_entry_offset) const {
-    const uint32_t bit = index_entry_offset / 4;
-    return (verified[bit / 64].load(std::memory_order_relaxed) >> (bit % 64)) &
-           1;
-  }
-  void MarkVerified(uint32_t index_entry_offset) const {
-    const uint32_t bit = index_entry_offset / 4;
-    verified[bit / 64].fetch_or(uint64_t{1} << (bit % 64),
-                                std::memory_order_relaxed);
-  }
-
-  std::string_view FilterKey(std::string_view key) const {
-    return options.filter_key != nullptr ? options.filter_key(key) : key;
-  }
-
-  absl::Status Corruption(std::string_view what) const {
-    return absl::DataLossError(absl::StrCat(
-        file_name, ": ", absl::string_view(what.data(), what.size())));
-  }
-
-  // What Open reads from the end of the file: the footer and the meta
-  // blocks, in one buffer holding the file's bytes from `offset` on.
-  struct Tail {
-    Footer footer;
-    std::unique_ptr<char[]> buf;
-    std::string_view bytes;
-    uint64_t offset = 0;
-  };
-  // Read [offset, offset + n) into *tail. A short read is damage.
-  absl::Status ReadTailBytes(uint64_t offset, size_t n, Tail* tail) const;
-  // Read the tail (one I/O, two if the meta blocks are larger than
-  // kTailReadSize), decode the footer, check the block handles it holds and
-  // set data_end.
-  absl::Status ReadTail(Tail* tail);
-  // Verify and parse the properties, index and filter blocks of `tail`.
-  absl::Status LoadMetaBlocks(const Tail& tail);
-
-  // The data block handle an index entry's value holds, checked to lie
-  // inside the data blocks.
-  absl::Status DecodeDataHandle(std::string_view index_value,
-                                BlockHandle* handle) const;
-
-  // The data block named by an index entry's value: from the block cache, or
-  // read (and cached unless !fill_cache). Counts into *stats if not nullptr.
-  absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
-                                        std::string_view index_value,
-                                        ReadStats* stats) const;
-
-  // For a point read: the data block named by the index entry `index_value`
-  // at `index_entry_offset`, parsed in place in the mapped file when it is
-  // stored uncompressed (no allocation, no block cache), else as
-  // GetDataBlock gives it. Calls fn(block) and returns its status. `mapped`:
-  // the stored block as a mapped file's Read already returned it
-  // (PrefetchDataBlock), or empty to read it here.
-  absl::Status WithDataBlock(
-      const ReadOptions& ro, std::string_view index_value,
-      uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
-      absl::FunctionRef<absl::Status(const Block&)> fn) const;
-};
-
 absl::Status Table::Rep::DecodeDataHandle(std::string_view index_value,
                                           BlockHandle* handle) const {
   std::string_view input = index_value;
@@ -118,10 +39,10 @@ absl::Status Table::Rep::DecodeDataHandle(std::string_view index_value,
   return absl::OkStatus();
 }
 
-absl::Status Table::Rep::WithDataBlock(
+absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     const ReadOptions& ro, std::string_view index_value,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
-    absl::FunctionRef<absl::Status(const Block&)> fn) const {
+    std::optional<Block>* in_place, BlockRef* ref) const {
   if (stable_reads) {
     BlockHandle handle;
     absl::Status s = DecodeDataHandle(index_value, &handle);
@@ -147,14 +68,28 @@ absl::Status Table::Rep::WithDataBlock(
       absl::StatusOr<Block> block = Block::Parse(
           BlockContents{nullptr, n, stored.data()}, handle.offset, file_name);
       if (!block.ok()) return block.status();
-      return fn(*block);
+      in_place->emplace(*std::move(block));
+      return &**in_place;
     }
     // Compressed (or short: GetDataBlock reports it): decoded through the
     // block cache like any other read.
   }
   absl::StatusOr<BlockRef> block = GetDataBlock(ro, index_value, stats);
   if (!block.ok()) return block.status();
-  return fn(*block->get());
+  *ref = *std::move(block);
+  return ref->get();
+}
+
+absl::Status Table::Rep::WithDataBlock(
+    const ReadOptions& ro, std::string_view index_value,
+    uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
+    absl::FunctionRef<absl::Status(const Block&)> fn) const {
+  std::optional<Block> in_place;
+  BlockRef ref;
+  absl::StatusOr<const Block*> block = LoadDataBlock(
+      ro, index_value, index_entry_offset, mapped, stats, &in_place, &ref);
+  if (!block.ok()) return block.status();
+  return fn(**block);
 }
 
 absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
@@ -451,18 +386,7 @@ absl::Status Table::GetInDataBlock(
 }
 
 std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options) const {
-  const Rep* r = rep_.get();
-  return NewTwoLevelIterator(
-      r->index->NewIterator(r->options.comparator, &r->file_name),
-      [r, options](std::string_view index_value) -> std::unique_ptr<Iterator> {
-        absl::StatusOr<BlockRef> block =
-            r->GetDataBlock(options, index_value, nullptr);
-        if (!block.ok()) return NewEmptyIterator(block.status());
-        std::unique_ptr<BlockIterator> iter =
-            block->get()->NewIterator(r->options.comparator, &r->file_name);
-        iter->Pin(*std::move(block));
-        return iter;
-      });
+  return NewTableIterator(rep_.get(), options);
 }
 
 uint64_t Table::ApproximateOffsetOf(std::string_view key) const {

@@ -152,8 +152,10 @@ class Table {
   // Bytes held in memory for the index block.
   size_t IndexMemoryUsage() const;
 
- private:
+ // What the table holds; defined in table/table_rep.h, for table/ alone.
   struct Rep;
+
+ private:
   explicit Table(std::unique_ptr<Rep> rep);
   static bool CountFilterAnswer(bool may_match, ReadStats* stats) {
     ++(may_match ? stats->filter_positives : stats->filter_negatives);

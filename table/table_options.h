@@ -2,6 +2,7 @@
 #define SIFT_TABLE_TABLE_OPTIONS_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "sift/options.h"
@@ -20,6 +21,16 @@ struct TableOptions {
   // The part of a stored key that the filter covers. nullptr: the whole key.
   // Must return a view into its argument.
   std::string_view (*filter_key)(std::string_view key) = nullptr;
+
+  // The part of a stored key that ReadOptions::iterate_lower_bound and
+  // iterate_upper_bound bound, compared bytewise. nullptr: the whole key.
+  // Must return a view into its argument, and be monotone: a key after
+  // another in `comparator` order has a user key at or after the other's.
+  std::string_view (*user_key)(std::string_view key) = nullptr;
+  // Appends to *dst the first stored key (in `comparator` order) whose
+  // user_key is `user_key`: where a table iterator seeks to find the last
+  // entry before an upper bound. nullptr: stored keys are user keys.
+  void (*seek_key)(std::string_view user_key, std::string* dst) = nullptr;
 
   size_t block_size = 4 << 10;
   int block_restart_interval = 16;

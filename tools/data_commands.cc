@@ -137,21 +137,15 @@ int RunScan(const ScanArgs& args) {
   }
   auto db = OpenReadOnly("scan", args.db);
   if (!db.ok()) return ReportError("scan", db.status(), args.out);
-  std::unique_ptr<Iterator> it = (*db)->NewIterator();
   // The range is [from, to): --from is inclusive, --to exclusive, both ways.
+  // They are the iterator's bounds, so tables and blocks outside the range
+  // are never read.
+  ReadOptions ro;
+  if (from) ro.iterate_lower_bound = *from;
+  if (to) ro.iterate_upper_bound = *to;
+  std::unique_ptr<Iterator> it = (*db)->NewIterator(ro);
   if (args.reverse) {
-    if (to) {
-      it->Seek(*to);
-      if (it->Valid()) {
-        it->Prev();
-      } else {
-        it->SeekToLast();
-      }
-    } else {
-      it->SeekToLast();
-    }
-  } else if (from) {
-    it->Seek(*from);
+    it->SeekToLast();
   } else {
     it->SeekToFirst();
   }
@@ -161,8 +155,6 @@ int RunScan(const ScanArgs& args) {
   bool truncated = false;
   for (; it->Valid(); args.reverse ? it->Prev() : it->Next()) {
     const std::string_view k = it->key();
-    if (!args.reverse && to && k >= std::string_view(*to)) break;
-    if (args.reverse && from && k < std::string_view(*from)) break;
     if (args.limit > 0 && count == args.limit) {
       truncated = true;
       break;

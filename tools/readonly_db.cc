@@ -99,8 +99,7 @@ absl::Status ReadOnlyDB::Get(std::string_view key, std::string* value) {
   return version_->Get(ReadOptions(), lkey, value, nullptr);
 }
 
-std::unique_ptr<Iterator> ReadOnlyDB::NewIterator() {
-  ReadOptions options;
+std::unique_ptr<Iterator> ReadOnlyDB::NewIterator(ReadOptions options) {
   options.fill_cache = false;
   IteratorPins pins;
   pins.mem = mem_;
@@ -109,7 +108,7 @@ std::unique_ptr<Iterator> ReadOnlyDB::NewIterator() {
   children.push_back(mem_->NewIterator());
   version_->AddIterators(options, &children);
   return NewDBIterator(&icmp_, NewMergingIterator(&icmp_, std::move(children)),
-                       last_sequence_, std::move(pins));
+                       last_sequence_, options, std::move(pins));
 }
 
 }  // namespace sift::tools

@@ -40,8 +40,9 @@ class ReadOnlyDB {
 
   // As DB::Get: NotFound if absent or deleted.
   absl::Status Get(std::string_view key, std::string* value);
-  // As DB::NewIterator. REQUIRES: *this outlives the iterator.
-  std::unique_ptr<Iterator> NewIterator();
+  // As DB::NewIterator, honouring options' iteration bounds; blocks read are
+  // never added to a cache. REQUIRES: *this outlives the iterator.
+  std::unique_ptr<Iterator> NewIterator(ReadOptions options = ReadOptions());
 
   // Damage that stopped the log replay (recovery without paranoid_checks
   // stops there too), one line, naming the log; empty if none.

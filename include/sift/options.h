@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace sift {
 
@@ -179,6 +181,22 @@ struct ReadOptions {
   // released). nullptr reads the latest state.
   // Default: nullptr
   const Snapshot* snapshot = nullptr;
+
+  // Iteration bounds for DB::NewIterator (Get and MultiGet ignore them). An
+  // iterator made with them yields only keys k with
+  //   *iterate_lower_bound <= k < *iterate_upper_bound   (bytewise),
+  // whatever it is asked: Seek(t) with t before the lower bound lands on the
+  // first key at or after the bound, SeekToFirst/SeekToLast start at the
+  // bounds, and Next/Prev stop at them. Below the iterator, tables and data
+  // blocks that lie wholly outside the bounds are never read, so a bounded
+  // scan costs what its range holds, not what lies beyond it.
+  // The views are not copied: the caller keeps their bytes alive and
+  // unchanged for the life of every iterator made with these options.
+  // std::nullopt: that side is open. A lower bound at or after the upper
+  // bound makes an empty range.
+  // Default: std::nullopt (both)
+  std::optional<std::string_view> iterate_lower_bound;
+  std::optional<std::string_view> iterate_upper_bound;
 };
 
 // Options for writes.

@@ -36,7 +36,8 @@ class DBIterTest : public testing::Test {
   std::unique_ptr<Iterator> NewIter(SequenceNumber seq) {
     IteratorPins pins;
     pins.mem = mem_;
-    return NewDBIterator(&icmp_, mem_->NewIterator(), seq, std::move(pins));
+    return NewDBIterator(&icmp_, mem_->NewIterator(), seq, ReadOptions(),
+                         std::move(pins));
   }
 
   static std::string Forward(Iterator* it) {
@@ -214,8 +215,8 @@ TEST_F(DBIterTest, DamagedKeyStopsWithDataLoss) {
     std::string key_ = std::string("z\x07") + std::string(7, '\0');
     bool valid_ = false;
   };
-  std::unique_ptr<Iterator> it =
-      NewDBIterator(&icmp_, std::make_unique<OneKey>(), 100, IteratorPins());
+  std::unique_ptr<Iterator> it = NewDBIterator(
+      &icmp_, std::make_unique<OneKey>(), 100, ReadOptions(), IteratorPins());
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
   EXPECT_TRUE(absl::IsDataLoss(it->status())) << it->status();

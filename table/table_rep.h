@@ -1,0 +1,124 @@
+#ifndef SIFT_TABLE_TABLE_REP_H_
+#define SIFT_TABLE_TABLE_REP_H_
+
+// What an open Table holds, shared by the point-read path (table.cc) and the
+// table iterator (table_iterator.cc). Internal to table/.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "filter/filter.h"
+#include "sift/env.h"
+#include "sift/options.h"
+#include "sift/read_stats.h"
+#include "table/block.h"
+#include "table/format.h"
+#include "table/table.h"
+#include "table/table_options.h"
+#include "table/table_properties.h"
+
+namespace sift {
+
+struct Table::Rep {
+  TableOptions options;
+  std::unique_ptr<RandomAccessFile> file;
+  std::string file_name;
+  uint64_t file_size = 0;
+  uint64_t cache_id = 0;
+  // Data blocks occupy [0, data_end); the meta blocks and footer follow.
+  uint64_t data_end = 0;
+  TableProperties properties;
+  std::unique_ptr<Block> index;
+  std::unique_ptr<FilterReader> filter;  // nullptr: no filter
+  // file->StableReads(): uncompressed data blocks are used in place.
+  bool stable_reads = false;
+  // For stable reads: bit i set once the data block named by the index
+  // entry at offset 4i of the index block has passed its checksum. Index
+  // entries (three lengths and a block handle) are at least five bytes
+  // long, so no two share a bit. Set bits are never cleared: the mapped
+  // file is immutable, so a block is verified once per open table.
+  std::unique_ptr<std::atomic<uint64_t>[]> verified;
+
+  bool IsVerified(uint32_t index_entry_offset) const {
+    const uint32_t bit = index_entry_offset / 4;
+    return (verified[bit / 64].load(std::memory_order_relaxed) >> (bit % 64)) &
+           1;
+  }
+  void MarkVerified(uint32_t index_entry_offset) const {
+    const uint32_t bit = index_entry_offset / 4;
+    verified[bit / 64].fetch_or(uint64_t{1} << (bit % 64),
+                                std::memory_order_relaxed);
+  }
+
+  std::string_view FilterKey(std::string_view key) const {
+    return options.filter_key != nullptr ? options.filter_key(key) : key;
+  }
+
+  absl::Status Corruption(std::string_view what) const {
+    return absl::DataLossError(absl::StrCat(
+        file_name, ": ", absl::string_view(what.data(), what.size())));
+  }
+
+  // What Open reads from the end of the file: the footer and the meta
+  // blocks, in one buffer holding the file's bytes from `offset` on.
+  struct Tail {
+    Footer footer;
+    std::unique_ptr<char[]> buf;
+    std::string_view bytes;
+    uint64_t offset = 0;
+  };
+  // Read [offset, offset + n) into *tail. A short read is damage.
+  absl::Status ReadTailBytes(uint64_t offset, size_t n, Tail* tail) const;
+  // Read the tail (one I/O, two if the meta blocks are larger than
+  // kTailReadSize), decode the footer, check the block handles it holds and
+  // set data_end.
+  absl::Status ReadTail(Tail* tail);
+  // Verify and parse the properties, index and filter blocks of `tail`.
+  absl::Status LoadMetaBlocks(const Tail& tail);
+
+  // The data block handle an index entry's value holds, checked to lie
+  // inside the data blocks.
+  absl::Status DecodeDataHandle(std::string_view index_value,
+                                BlockHandle* handle) const;
+
+  // The data block named by an index entry's value: from the block cache, or
+  // read (and cached unless !fill_cache). Counts into *stats if not nullptr.
+  absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
+                                        std::string_view index_value,
+                                        ReadStats* stats) const;
+
+  // The data block named by the index entry `index_value` at
+  // `index_entry_offset`: parsed in place in the mapped file into *in_place
+  // when it is stored uncompressed (no allocation, no block cache, its
+  // checksum verified once per open table), else as GetDataBlock gives it,
+  // into *ref. The result lives as long as *in_place and *ref are not
+  // changed. `mapped`: the stored block as a mapped file's Read already
+  // returned it (PrefetchDataBlock), or empty to read it here. Counts into
+  // *stats.
+  absl::StatusOr<const Block*> LoadDataBlock(
+      const ReadOptions& ro, std::string_view index_value,
+      uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
+      std::optional<Block>* in_place, BlockRef* ref) const;
+
+  // For a point read: calls fn(block) with LoadDataBlock's block and returns
+  // its status.
+  absl::Status WithDataBlock(
+      const ReadOptions& ro, std::string_view index_value,
+      uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
+      absl::FunctionRef<absl::Status(const Block&)> fn) const;
+};
+
+std::unique_ptr<Iterator> NewTableIterator(const Table::Rep* rep,
+                                           const ReadOptions& options);
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_TABLE_REP_H_
