@@ -247,6 +247,9 @@ class RangeIterator : public IteratorBase {
   bool reverse_;
   std::optional<std::string> start_, stop_;
   bool include_start_, include_stop_, include_key_, include_value_;
+  // The engine's exclusive upper bound: stop_, or the key right after it
+  // when stop is included.
+  std::optional<std::string> upper_bound_;
   size_t db_prefix_len_ = 0;
   std::optional<std::string> db_prefix_;
   State state_;
@@ -255,8 +258,11 @@ class RangeIterator : public IteratorBase {
 // plyvel's RawIterator: the engine iterator as it is.
 class RawIterator : public IteratorBase {
  public:
+  // `lower_bound` (inclusive) and `upper_bound` (exclusive) become the
+  // engine's ReadOptions iteration bounds; nullopt leaves that side open.
   RawIterator(py::object db_obj, py::object snapshot_obj, bool verify_checksums,
-              bool fill_cache);
+              bool fill_cache, std::optional<std::string> lower_bound,
+              std::optional<std::string> upper_bound);
   bool Valid();
   void SeekToFirst();
   void SeekToLast();
@@ -266,6 +272,10 @@ class RawIterator : public IteratorBase {
   py::bytes Key();
   py::bytes Value();
   py::tuple Item();
+
+ private:
+  // The bytes the engine's bounds point into, kept for the iterator's life.
+  std::optional<std::string> lower_bound_, upper_bound_;
 };
 
 class WriteBatchHandle {

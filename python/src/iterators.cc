@@ -68,9 +68,18 @@ RangeIterator::RangeIterator(py::object db_obj, py::object snapshot_obj,
   include_stop_ = args.include_stop;
   state_ = reverse_ ? State::kAfterStop : State::kBeforeStart;
 
+  // The range as the engine's iteration bounds too, so that it never reads
+  // tables or blocks outside it. The checks above the engine stay: they
+  // handle an excluded start and a reverse iterator's first step.
   sift::ReadOptions options;
   options.verify_checksums = args.verify_checksums;
   options.fill_cache = args.fill_cache;
+  if (start_) options.iterate_lower_bound = *start_;
+  if (stop_) {
+    upper_bound_ = *stop_;
+    if (include_stop_) upper_bound_->push_back('\0');
+    options.iterate_upper_bound = *upper_bound_;
+  }
   Open(options);
 }
 
@@ -213,11 +222,17 @@ void RangeIterator::Seek(py::handle target) {
 // ---- RawIterator ----
 
 RawIterator::RawIterator(py::object db_obj, py::object snapshot_obj,
-                         bool verify_checksums, bool fill_cache)
-    : IteratorBase(std::move(db_obj), std::move(snapshot_obj)) {
+                         bool verify_checksums, bool fill_cache,
+                         std::optional<std::string> lower_bound,
+                         std::optional<std::string> upper_bound)
+    : IteratorBase(std::move(db_obj), std::move(snapshot_obj)),
+      lower_bound_(std::move(lower_bound)),
+      upper_bound_(std::move(upper_bound)) {
   sift::ReadOptions options;
   options.verify_checksums = verify_checksums;
   options.fill_cache = fill_cache;
+  if (lower_bound_) options.iterate_lower_bound = *lower_bound_;
+  if (upper_bound_) options.iterate_upper_bound = *upper_bound_;
   Open(options);
 }
 

@@ -327,12 +327,16 @@ void DefineDB(py::module_& m) {
            })
       .def(
           "raw_iterator",
-          [](py::object self, bool verify_checksums, bool fill_cache) {
+          [](py::object self, bool verify_checksums, bool fill_cache,
+             py::object lower_bound, py::object upper_bound) {
             return new RawIterator(std::move(self), py::none(),
-                                   verify_checksums, fill_cache);
+                                   verify_checksums, fill_cache,
+                                   OptionalBytes(lower_bound, "lower_bound"),
+                                   OptionalBytes(upper_bound, "upper_bound"));
           },
           py::kw_only(), arg("verify_checksums") = false,
-          arg("fill_cache") = true)
+          arg("fill_cache") = true, arg("lower_bound") = py::none(),
+          arg("upper_bound") = py::none())
       .def("snapshot",
            [](py::object self) {
              return new SnapshotHandle(std::move(self), std::nullopt);
@@ -517,14 +521,18 @@ void DefineSnapshot(py::module_& m) {
            })
       .def(
           "raw_iterator",
-          [](py::object self, bool verify_checksums, bool fill_cache) {
+          [](py::object self, bool verify_checksums, bool fill_cache,
+             py::object lower_bound, py::object upper_bound) {
             SnapshotHandle& s = self.cast<SnapshotHandle&>();
             s.CheckOpen();
             return new RawIterator(s.db_object(), std::move(self),
-                                   verify_checksums, fill_cache);
+                                   verify_checksums, fill_cache,
+                                   OptionalBytes(lower_bound, "lower_bound"),
+                                   OptionalBytes(upper_bound, "upper_bound"));
           },
           py::kw_only(), arg("verify_checksums") = false,
-          arg("fill_cache") = true)
+          arg("fill_cache") = true, arg("lower_bound") = py::none(),
+          arg("upper_bound") = py::none())
       .def("close", &SnapshotHandle::Close)
       .def("release", &SnapshotHandle::Close)
       .def_property_readonly("closed",

@@ -281,3 +281,62 @@ def test_iterator_in_use_by_two_threads_is_refused_not_crashed(db):
         t.join()
     # Either the threads took turns or some were refused; all finished.
     assert all("in use" in e for e in errors)
+
+
+def test_raw_iterator_bounds(kdb):
+    raw = kdb.raw_iterator(lower_bound=b"b", upper_bound=b"d")
+    raw.seek_to_first()
+    keys = []
+    while raw.valid():
+        keys.append(raw.key())
+        raw.next()
+    assert keys == [b"b", b"bb", b"c"]
+    raw.seek_to_last()
+    assert raw.key() == b"c"
+    raw.seek(b"a")
+    assert raw.key() == b"b"
+    raw.seek(b"e")
+    assert not raw.valid()
+    only_lower = kdb.raw_iterator(lower_bound=b"e")
+    only_lower.seek_to_first()
+    assert only_lower.key() == b"e\xff"
+    empty = kdb.raw_iterator(lower_bound=b"d", upper_bound=b"c")
+    empty.seek_to_first()
+    assert not empty.valid()
+    snap = kdb.snapshot()
+    kdb.put(b"bc", b"new")
+    sraw = snap.raw_iterator(lower_bound=b"bb", upper_bound=b"c")
+    sraw.seek_to_first()
+    assert sraw.item() == (b"bb", b"BB")
+    sraw.next()
+    assert not sraw.valid()
+    with pytest.raises(TypeError):
+        kdb.raw_iterator(lower_bound="b")
+    with pytest.raises(TypeError):
+        kdb.raw_iterator(upper_bound=1)
+
+
+def test_ranges_over_many_tables_match_the_model(db):
+    """Ranges cut through tables at several levels and the memtable; the
+    engine's iteration bounds must agree with the checks above them."""
+    keys = []
+    for round_ in range(4):
+        with db.write_batch() as b:
+            for i in range(round_, 4000, 4):
+                k = b"k%05d" % i
+                b.put(k, b"v")
+                keys.append(k)
+        db.flush()
+    for i in range(1, 4000, 8):
+        db.put(b"k%05d" % i + b"x", b"m")  # memtable entries between them
+        keys.append(b"k%05d" % i + b"x")
+    rng = random.Random(3)
+    bounds = [None] + [b"k%05d" % rng.randrange(4100) for _ in range(12)] + [b"k01000x"]
+    for _ in range(150):
+        kw = dict(start=rng.choice(bounds), stop=rng.choice(bounds),
+                  include_start=rng.random() < 0.5, include_stop=rng.random() < 0.5,
+                  reverse=rng.random() < 0.5)
+        want = Model(keys, **kw).entries
+        if kw["reverse"]:
+            want = want[::-1]
+        assert list(db.iterator(include_value=False, **kw)) == want, kw
