@@ -122,7 +122,12 @@ DBHandle::DBHandle(py::object name, const sift::Options& options)
 DBHandle::~DBHandle() {
   // No iterator, snapshot or call can be left: each holds a reference.
   if (db_ == nullptr) return;
-  if (_Py_IsFinalizing()) {
+#if PY_VERSION_HEX >= 0x030D0000
+  const bool finalizing = Py_IsFinalizing();
+#else
+  const bool finalizing = _Py_IsFinalizing();
+#endif
+  if (finalizing) {  // no thread state to hand the GIL to
     db_.reset();
     return;
   }
