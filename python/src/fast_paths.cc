@@ -1,8 +1,9 @@
-// The calls made once per key (DB.get, put, delete, `in`, and next() on an
-// Iterator) as plain CPython functions: METH_FASTCALL methods and the
-// type's tp_iternext slot. pybind11's generic dispatcher costs more than the
-// engine's own memtable lookup; these skip it (doc/python.md measures it).
-// They behave exactly as the pybind11 definitions they replace in module.cc.
+// The calls made once per key (DB.get, put and delete, WriteBatch.put and
+// delete, and next() on an Iterator) as plain CPython functions: METH_FASTCALL
+// methods and the type's tp_iternext slot. pybind11's generic dispatcher costs
+// more than the engine's own memtable lookup; these skip it (doc/python.md
+// measures it). They behave exactly as the pybind11 definitions they replace in
+// module.cc.
 #include "fast_paths.h"
 
 #include <cstring>
@@ -162,6 +163,30 @@ PyObject* DBDelete(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
   });
 }
 
+constexpr const char* kBatchPutNames[] = {"key", "value"};
+
+PyObject* BatchPut(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                   PyObject* kwnames) {
+  return Guarded([&]() -> PyObject* {
+    PyObject* a[2] = {};
+    ParseArgs("put", kBatchPutNames, 2, 2, args, nargs, kwnames, a);
+    Self<WriteBatchHandle>(self).Put(a[0], a[1]);
+    Py_RETURN_NONE;
+  });
+}
+
+constexpr const char* kBatchDeleteNames[] = {"key"};
+
+PyObject* BatchDelete(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                      PyObject* kwnames) {
+  return Guarded([&]() -> PyObject* {
+    PyObject* a[1] = {};
+    ParseArgs("delete", kBatchDeleteNames, 1, 1, args, nargs, kwnames, a);
+    Self<WriteBatchHandle>(self).Delete(a[0]);
+    Py_RETURN_NONE;
+  });
+}
+
 PyObject* IteratorNext(PyObject* self) {
   return Guarded([&]() -> PyObject* {
     std::optional<py::object> v = Self<RangeIterator>(self).Next();
@@ -186,6 +211,17 @@ PyMethodDef kDeleteDef = {
     METH_FASTCALL | METH_KEYWORDS,
     "delete(key, *, sync=False)\n\nRemove key (not an error if absent)."};
 
+PyMethodDef kBatchPutDef = {
+    "put",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(BatchPut)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "put(key, value)\n\nAdd key -> value to the batch."};
+PyMethodDef kBatchDeleteDef = {
+    "delete",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(BatchDelete)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "delete(key)\n\nAdd a deletion of key to the batch."};
+
 void AddMethod(py::handle cls, PyMethodDef* def) {
   PyObject* descr =
       PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), def);
@@ -195,10 +231,13 @@ void AddMethod(py::handle cls, PyMethodDef* def) {
 
 }  // namespace
 
-void InstallFastPaths(py::handle db_class, py::handle iterator_class) {
+void InstallFastPaths(py::handle db_class, py::handle iterator_class,
+                      py::handle batch_class) {
   AddMethod(db_class, &kGetDef);
   AddMethod(db_class, &kPutDef);
   AddMethod(db_class, &kDeleteDef);
+  AddMethod(batch_class, &kBatchPutDef);
+  AddMethod(batch_class, &kBatchDeleteDef);
   auto* it_type = reinterpret_cast<PyTypeObject*>(iterator_class.ptr());
   it_type->tp_iternext = IteratorNext;
   PyType_Modified(it_type);

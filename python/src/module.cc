@@ -585,8 +585,6 @@ void DefineIterators(py::module_& m) {
 
 void DefineWriters(py::module_& m) {
   py::class_<WriteBatchHandle>(m, "WriteBatch")
-      .def("put", &WriteBatchHandle::Put, arg("key"), arg("value"))
-      .def("delete", &WriteBatchHandle::Delete, arg("key"))
       .def("clear", &WriteBatchHandle::Clear)
       .def("write", &WriteBatchHandle::Write)
       .def("append", &WriteBatchHandle::Append, arg("source"))
@@ -727,6 +725,8 @@ PYBIND11_MODULE(_sift, m) {
   sift_python::DefineIterators(m);
   sift_python::DefineWriters(m);
   sift_python::DefineFunctions(m);
-  // DB.get/put/delete and next(Iterator) (python/src/fast_paths.cc).
-  sift_python::InstallFastPaths(m.attr("DB"), m.attr("Iterator"));
+  // DB.get/put/delete, next(Iterator), WriteBatch.put/delete
+  // (python/src/fast_paths.cc).
+  sift_python::InstallFastPaths(m.attr("DB"), m.attr("Iterator"),
+                                m.attr("WriteBatch"));
 }

@@ -68,6 +68,19 @@ def test_write_batch_types_and_closed(db):
         b.delete(1)
     with pytest.raises(TypeError):
         db.write_batch(True)  # keyword-only
+    with pytest.raises(TypeError):
+        b.put(b"a")
+    with pytest.raises(TypeError):
+        b.put(b"a", b"1", b"2")
+    with pytest.raises(TypeError):
+        b.put(b"a", b"1", sync=True)
+    with pytest.raises(TypeError):
+        b.delete()
+    b.put(key=b"kw", value=b"1")
+    b.delete(key=b"gone")
+    assert len(b) == 2
+    b.write()
+    assert db.get(b"kw") == b"1"
     b.put(b"a", b"1")
     db.close()
     for call in (lambda: b.put(b"a", b"1"), lambda: b.delete(b"a"), b.clear, b.write,
