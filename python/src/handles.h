@@ -177,7 +177,8 @@ struct IteratorArgs {
 // the DB, closing, and the "one thread at a time" rule.
 class IteratorBase : public Resource {
  public:
-  // Registers with the DB; the engine iterator is made by Open.
+  // Checks that the DB is open; Open makes the engine iterator and registers
+  // this with the DB.
   IteratorBase(py::object db_obj, py::object snapshot_obj);
   ~IteratorBase() override;
   void CloseForDB() override { it_.reset(); }
@@ -213,7 +214,7 @@ class IteratorBase : public Resource {
 
  private:
   py::object db_obj_;
-  py::object snapshot_obj_;  // None or the SnapshotHandle read from
+  py::object snapshot_obj_;  // None, or the SnapshotHandle read as of
   DBHandle* db_;
   std::unique_ptr<sift::Iterator> it_;
   bool busy_ = false;
