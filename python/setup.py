@@ -2,8 +2,9 @@
 
 pip builds the package in place (pip >= 21.3), so the engine's sources are
 found one directory up. The CMake build tree is reused between installs
-(incremental): $SIFT_PYTHON_BUILD_DIR, or build/python-<python version> in the
-repository. $SIFT_BUILD_JOBS sets the parallel jobs (default: all CPUs).
+(incremental): $SIFT_PYTHON_BUILD_DIR, or build/python in the repository; a
+tree configured for another interpreter is reconfigured. $SIFT_BUILD_JOBS
+sets the parallel jobs (default: all CPUs).
 """
 
 import os
@@ -26,9 +27,8 @@ class CMakeBuild(build_ext):
                 f"sift sources not found in {ROOT}: install from the repository "
                 "(pip install --no-build-isolation ./python) or set SIFT_SOURCE_DIR"
             )
-        tag = f"{sys.implementation.cache_tag}"
         build_dir = os.environ.get("SIFT_PYTHON_BUILD_DIR") or os.path.join(
-            ROOT, "build", f"python-{tag}"
+            ROOT, "build", "python"
         )
         os.makedirs(build_dir, exist_ok=True)
         cache = os.path.join(build_dir, "CMakeCache.txt")

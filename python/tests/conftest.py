@@ -3,13 +3,23 @@ import sys
 
 import pytest
 
-# Run against the package built into the tree when it is not installed
-# (scripts/sift.sh points PYTHONPATH at its install target instead).
+# The suite tests the installed package (a venv, or pip --target DIR on
+# PYTHONPATH, as scripts/sift.sh does). `python -m pytest` run from python/
+# puts the source tree first on sys.path, and its sift/ has no built
+# extension: step past it to the installed copy.
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 try:
-    import sift  # noqa: F401
-except ImportError:  # pragma: no cover - depends on how the suite is run
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    import sift  # noqa: F401
+    import sift._sift  # noqa: F401
+except ImportError:
+    sys.modules.pop("sift", None)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != SOURCE_DIR]
+    try:
+        import sift._sift  # noqa: F401,F811
+    except ImportError as e:
+        raise ImportError(
+            "the sift package is not installed: see the README's Python section "
+            "(pip install --no-build-isolation ./python)"
+        ) from e
 
 
 @pytest.fixture
