@@ -2,14 +2,19 @@
 //
 // Order: entries are yielded sorted by (key, child index), so equal keys from
 // different children come out earlier child first going forward, and in the
-// mirror order going backward. Children are scanned linearly to find the next
-// entry: the DB merges a few memtables and level-0 tables plus one iterator
-// per deeper level, a number small enough that a scan of the children beats a
-// heap's bookkeeping.
+// mirror order going backward. Children are ranked by a linear scan: the DB
+// merges a few memtables and level-0 tables plus one iterator per deeper
+// level, a number small enough that a scan beats a heap's bookkeeping. The
+// scan keeps the runner-up as well as the current child: a step usually
+// leaves the current child first (the deepest level holds most keys, so runs
+// of entries come from one child), which one comparison with the runner-up
+// confirms; only when it does not are all children ranked again.
 //
 // Invariant while Valid(): in the forward direction every child is positioned
 // at its first entry after the current one in (key, child) order, or at the
 // current one (the current child); backward, at its last entry before it.
+// runner_up_ is the valid child that would come next in the direction of
+// travel if current_ were gone (kNone if current_ is the only valid one).
 
 #include <cassert>
 #include <memory>
@@ -36,7 +41,7 @@ class MergingIterator final : public Iterator {
       if (!CheckChild(i)) return;
     }
     direction_ = kForward;
-    FindSmallest();
+    Rank();
   }
 
   void SeekToLast() override {
@@ -46,7 +51,7 @@ class MergingIterator final : public Iterator {
       if (!CheckChild(i)) return;
     }
     direction_ = kReverse;
-    FindLargest();
+    Rank();
   }
 
   void Seek(std::string_view target) override {
@@ -56,7 +61,7 @@ class MergingIterator final : public Iterator {
       if (!CheckChild(i)) return;
     }
     direction_ = kForward;
-    FindSmallest();
+    Rank();
   }
 
   void Next() override {
@@ -79,10 +84,11 @@ class MergingIterator final : public Iterator {
         if (!CheckChild(i)) return;
       }
       direction_ = kForward;
+      Rank();
     }
     current_->Next();
     if (!CheckChild(current_index_)) return;
-    FindSmallest();
+    AfterStep();
   }
 
   void Prev() override {
@@ -109,10 +115,11 @@ class MergingIterator final : public Iterator {
         if (!CheckChild(i)) return;
       }
       direction_ = kReverse;
+      Rank();
     }
     current_->Prev();
     if (!CheckChild(current_index_)) return;
-    FindLargest();
+    AfterStep();
   }
 
   std::string_view key() const override {
@@ -140,38 +147,50 @@ class MergingIterator final : public Iterator {
     return false;
   }
 
-  // Ties go to the earliest child.
-  void FindSmallest() {
+  static constexpr size_t kNone = ~size_t{0};
+
+  // True if child i's entry comes before child j's in the direction of
+  // travel. Forward: by key, ties to the earlier child; backward, the mirror
+  // image (larger key first, ties to the later child).
+  bool First(size_t i, size_t j) const {
+    const int c =
+        comparator_->Compare(children_[i]->key(), children_[j]->key());
+    return direction_ == kForward ? (c < 0 || (c == 0 && i < j))
+                                  : (c > 0 || (c == 0 && i > j));
+  }
+
+  // Rank every valid child: the first in the direction of travel becomes
+  // current_, the next runner_up_.
+  void Rank() {
     current_ = nullptr;
+    runner_up_ = kNone;
     for (size_t i = 0; i < children_.size(); ++i) {
-      Iterator* child = children_[i].get();
-      if (!child->Valid()) continue;
-      if (current_ == nullptr ||
-          comparator_->Compare(child->key(), current_->key()) < 0) {
-        current_ = child;
+      if (!children_[i]->Valid()) continue;
+      if (current_ == nullptr) {
+        current_ = children_[i].get();
         current_index_ = i;
+      } else if (First(i, current_index_)) {
+        runner_up_ = current_index_;
+        current_ = children_[i].get();
+        current_index_ = i;
+      } else if (runner_up_ == kNone || First(i, runner_up_)) {
+        runner_up_ = i;
       }
     }
   }
 
-  // Ties go to the latest child: the mirror image of the forward order.
-  void FindLargest() {
-    current_ = nullptr;
-    for (size_t i = children_.size(); i-- > 0;) {
-      Iterator* child = children_[i].get();
-      if (!child->Valid()) continue;
-      if (current_ == nullptr ||
-          comparator_->Compare(child->key(), current_->key()) > 0) {
-        current_ = child;
-        current_index_ = i;
-      }
-    }
+  // After current_ stepped in the direction of travel: it stays first if it
+  // still comes before the runner-up (which comes before every other child).
+  void AfterStep() {
+    if (!current_->Valid()) return Rank();
+    if (runner_up_ != kNone && !First(current_index_, runner_up_)) Rank();
   }
 
   const Comparator* const comparator_;
   std::vector<std::unique_ptr<Iterator>> children_;
   Iterator* current_ = nullptr;
   size_t current_index_ = 0;
+  size_t runner_up_ = kNone;
   Direction direction_ = kForward;
   absl::Status status_;  // first child error met; sticky
 };
