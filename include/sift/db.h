@@ -221,6 +221,38 @@ class DB {
 // alone: absl::FailedPreconditionError.
 absl::Status DestroyDB(const std::string& path, const Options& options);
 
+// Rebuild the database in `path` when its MANIFEST (or CURRENT) is lost or
+// damaged, from the tables and write-ahead logs in the directory, so that
+// DB::Open opens it again.
+//
+// Kept: every table that reads back whole (every block's checksum checked,
+// keys in order), and every intact record of every WAL (each WAL is turned
+// into level-0 tables; a damaged WAL keeps the records before the damage).
+// Where two versions of a key survive, the one with the higher sequence
+// number wins, as before the damage. Ingested tables, whose sequence number
+// only the MANIFEST held, read as newer than every table numbered below
+// them.
+// Set aside, never deleted: tables that do not read back whole, WALs that
+// are damaged or unreadable, and every old MANIFEST are moved into the
+// subdirectory `lost/` of `path`.
+// Limits: a WAL whose writes were already in tables but which had not been
+// deleted yet is replayed again, so a key deleted since then and compacted
+// away may come back (the MANIFEST that said the WAL was obsolete is what
+// was lost).
+//
+// Afterwards a new MANIFEST names the tables and CURRENT points at it
+// (replaced atomically), and the database is opened once and compacted over
+// its whole key range, which merges the recovered tables by sequence number
+// (the cost of a full compaction). What was kept and set aside is appended to
+// the LOG file in `path`. Returns OK if the database was rebuilt; NotFound
+// if `path` does not exist or holds no tables, WALs or MANIFESTs; the I/O
+// error otherwise (the directory is then left as it was, apart from files
+// already set aside and tables made from WALs, so a second repair can run).
+//
+// Thread safety: the database must not be open: RepairDB takes the LOCK file
+// and fails with FailedPrecondition if another DB (or process) holds it.
+absl::Status RepairDB(const std::string& path, const Options& options);
+
 }  // namespace sift
 
 #endif  // SIFT_INCLUDE_SIFT_DB_H_
