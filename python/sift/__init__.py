@@ -21,6 +21,7 @@ from ._sift import (
     TableWriter,
     WriteBatch,
     destroy_db,
+    repair_db,
 )
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "CorruptionError",
     "IteratorInvalidError",
     "destroy_db",
+    "repair_db",
 ]
 
 __version__ = "0.1.0"

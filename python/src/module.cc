@@ -222,54 +222,69 @@ void RunReleased(DBHandle& db, absl::Status (*f)(sift::DB*, void*), void* ctx) {
   Check(s);
 }
 
+// The Options of DB() and repair_db() from plyvel's keywords and sift's own.
+sift::Options MakeOptions(
+    const py::object& paranoid_checks, const py::object& write_buffer_size,
+    const py::object& max_open_files, const py::object& lru_cache_size,
+    const py::object& block_size, const py::object& block_restart_interval,
+    const py::object& max_file_size, const py::object& compression,
+    const py::object& bloom_filter_bits, const py::object& comparator,
+    const py::object& comparator_name, const py::object& filter_kind,
+    const py::object& filter_allocation, const py::object& allow_mmap_reads,
+    const py::object& use_direct_reads) {
+  RefuseComparator(comparator, comparator_name);
+  sift::Options o;
+  SetIfGiven(&o.paranoid_checks, paranoid_checks, "paranoid_checks");
+  SetIfGiven(&o.write_buffer_size, write_buffer_size, "write_buffer_size");
+  SetIfGiven(&o.max_open_files, max_open_files, "max_open_files");
+  SetIfGiven(&o.block_cache_capacity, lru_cache_size, "lru_cache_size");
+  SetIfGiven(&o.block_size, block_size, "block_size");
+  SetIfGiven(&o.block_restart_interval, block_restart_interval,
+             "block_restart_interval");
+  SetIfGiven(&o.max_file_size, max_file_size, "max_file_size");
+  SetCompression(&o, compression);
+  SetFilter(&o, bloom_filter_bits, filter_kind);
+  SetAllocation(&o, filter_allocation);
+  SetIfGiven(&o.allow_mmap_reads, allow_mmap_reads, "allow_mmap_reads");
+  SetIfGiven(&o.use_direct_reads, use_direct_reads, "use_direct_reads");
+  return o;
+}
+
+// The keywords MakeOptions takes, in its order, with their defaults.
+#define SIFT_OPTION_KWARGS                                                     \
+  arg("paranoid_checks") = py::none(), arg("write_buffer_size") = py::none(),  \
+  arg("max_open_files") = py::none(), arg("lru_cache_size") = py::none(),      \
+  arg("block_size") = py::none(), arg("block_restart_interval") = py::none(),  \
+  arg("max_file_size") = py::none(), arg("compression") = "snappy",            \
+  arg("bloom_filter_bits") = 10, arg("comparator") = py::none(),               \
+  arg("comparator_name") = py::none(), arg("filter_kind") = py::none(),        \
+  arg("filter_allocation") = py::none(), arg("allow_mmap_reads") = py::none(), \
+  arg("use_direct_reads") = py::none()
+
 void DefineDB(py::module_& m) {
   py::class_<DBHandle>(m, "DB", py::dynamic_attr())
-      .def(
-          py::init([](py::object name, bool create_if_missing,
-                      bool error_if_exists, py::object paranoid_checks,
-                      py::object write_buffer_size, py::object max_open_files,
-                      py::object lru_cache_size, py::object block_size,
-                      py::object block_restart_interval,
-                      py::object max_file_size, py::object compression,
-                      py::object bloom_filter_bits, py::object comparator,
-                      py::object comparator_name, py::object filter_kind,
-                      py::object filter_allocation, py::object allow_mmap_reads,
-                      py::object use_direct_reads) {
-            RefuseComparator(comparator, comparator_name);
-            sift::Options o;
-            o.create_if_missing = create_if_missing;
-            o.error_if_exists = error_if_exists;
-            SetIfGiven(&o.paranoid_checks, paranoid_checks, "paranoid_checks");
-            SetIfGiven(&o.write_buffer_size, write_buffer_size,
-                       "write_buffer_size");
-            SetIfGiven(&o.max_open_files, max_open_files, "max_open_files");
-            SetIfGiven(&o.block_cache_capacity, lru_cache_size,
-                       "lru_cache_size");
-            SetIfGiven(&o.block_size, block_size, "block_size");
-            SetIfGiven(&o.block_restart_interval, block_restart_interval,
-                       "block_restart_interval");
-            SetIfGiven(&o.max_file_size, max_file_size, "max_file_size");
-            SetCompression(&o, compression);
-            SetFilter(&o, bloom_filter_bits, filter_kind);
-            SetAllocation(&o, filter_allocation);
-            SetIfGiven(&o.allow_mmap_reads, allow_mmap_reads,
-                       "allow_mmap_reads");
-            SetIfGiven(&o.use_direct_reads, use_direct_reads,
-                       "use_direct_reads");
-            return new DBHandle(std::move(name), o);
-          }),
-          arg("name"), py::kw_only(), arg("create_if_missing") = false,
-          arg("error_if_exists") = false, arg("paranoid_checks") = py::none(),
-          arg("write_buffer_size") = py::none(),
-          arg("max_open_files") = py::none(),
-          arg("lru_cache_size") = py::none(), arg("block_size") = py::none(),
-          arg("block_restart_interval") = py::none(),
-          arg("max_file_size") = py::none(), arg("compression") = "snappy",
-          arg("bloom_filter_bits") = 10, arg("comparator") = py::none(),
-          arg("comparator_name") = py::none(), arg("filter_kind") = py::none(),
-          arg("filter_allocation") = py::none(),
-          arg("allow_mmap_reads") = py::none(),
-          arg("use_direct_reads") = py::none())
+      .def(py::init(
+               [](py::object name, bool create_if_missing, bool error_if_exists,
+                  py::object paranoid_checks, py::object write_buffer_size,
+                  py::object max_open_files, py::object lru_cache_size,
+                  py::object block_size, py::object block_restart_interval,
+                  py::object max_file_size, py::object compression,
+                  py::object bloom_filter_bits, py::object comparator,
+                  py::object comparator_name, py::object filter_kind,
+                  py::object filter_allocation, py::object allow_mmap_reads,
+                  py::object use_direct_reads) {
+                 sift::Options o = MakeOptions(
+                     paranoid_checks, write_buffer_size, max_open_files,
+                     lru_cache_size, block_size, block_restart_interval,
+                     max_file_size, compression, bloom_filter_bits, comparator,
+                     comparator_name, filter_kind, filter_allocation,
+                     allow_mmap_reads, use_direct_reads);
+                 o.create_if_missing = create_if_missing;
+                 o.error_if_exists = error_if_exists;
+                 return new DBHandle(std::move(name), o);
+               }),
+           arg("name"), py::kw_only(), arg("create_if_missing") = false,
+           arg("error_if_exists") = false, SIFT_OPTION_KWARGS)
       .def_property_readonly("name", &DBHandle::name)
       .def_property_readonly("closed", &DBHandle::closed)
       .def("close", &DBHandle::Close)
@@ -643,6 +658,30 @@ void DefineFunctions(py::module_& m) {
         Check(s);
       },
       arg("name"));
+  m.def(
+      "repair_db",
+      [](py::handle name, py::object paranoid_checks,
+         py::object write_buffer_size, py::object max_open_files,
+         py::object lru_cache_size, py::object block_size,
+         py::object block_restart_interval, py::object max_file_size,
+         py::object compression, py::object bloom_filter_bits,
+         py::object comparator, py::object comparator_name,
+         py::object filter_kind, py::object filter_allocation,
+         py::object allow_mmap_reads, py::object use_direct_reads) {
+        sift::Options o = MakeOptions(
+            paranoid_checks, write_buffer_size, max_open_files, lru_cache_size,
+            block_size, block_restart_interval, max_file_size, compression,
+            bloom_filter_bits, comparator, comparator_name, filter_kind,
+            filter_allocation, allow_mmap_reads, use_direct_reads);
+        std::string path = FsPath(name);
+        absl::Status s;
+        {
+          ReleaseGil release;
+          s = sift::RepairDB(path, o);
+        }
+        Check(s);
+      },
+      arg("name"), py::kw_only(), SIFT_OPTION_KWARGS);
   // A measurement hook for bench/python/bench.py: DB::Get of every key in
   // `keys` from C++, timed without Python in the loop, giving the baseline
   // that the Python overhead per get is measured against. Returns

@@ -512,3 +512,30 @@ def test_approximate_sizes(db):
     db.close()
     with pytest.raises(RuntimeError):
         db.approximate_size(b"a", b"b")
+
+
+def test_repair_db(db_path):
+    with sift.DB(db_path, create_if_missing=True, write_buffer_size=64 << 10) as db:
+        for i in range(6000):
+            db.put(b"k%05d" % i, b"v%05d" % i * 4)
+        db.delete(b"k00007")
+        db.put(b"tail", b"in the log only")
+    for name in os.listdir(db_path):
+        if name.startswith("MANIFEST") or name == "CURRENT":
+            os.remove(os.path.join(db_path, name))
+    with pytest.raises(sift.Error):
+        sift.DB(db_path)  # no MANIFEST: not openable
+    sift.repair_db(db_path, paranoid_checks=False, bloom_filter_bits=10)
+    with sift.DB(db_path) as db:
+        assert db.get(b"k00042") == b"v00042" * 4
+        assert db.get(b"k00007") is None
+        assert db.get(b"tail") == b"in the log only"
+        assert sum(1 for _ in db) == 6000
+        with pytest.raises(sift.IOError):
+            sift.repair_db(db_path)  # open: the LOCK is held
+    with pytest.raises(sift.IOError):
+        sift.repair_db(db_path + "-missing")
+    with pytest.raises(TypeError):
+        sift.repair_db(db_path, create_if_missing=True)  # not a repair keyword
+    with pytest.raises(ValueError):
+        sift.repair_db(db_path, compression="zlib")
