@@ -45,6 +45,7 @@ void AddFilterCommand(CommandSet* commands);
 void AddWalCommand(CommandSet* commands);
 void AddManifestCommand(CommandSet* commands);
 void AddVerifyCommand(CommandSet* commands);
+void AddRepairCommand(CommandSet* commands);
 // checkpoint ingest dump load
 void AddScaleOutCommands(CommandSet* commands);
 

@@ -72,6 +72,7 @@ int Main(int argc, char** argv) {
   AddWalCommand(&commands);
   AddManifestCommand(&commands);
   AddVerifyCommand(&commands);
+  AddRepairCommand(&commands);
   AddScaleOutCommands(&commands);
 
   try {
