@@ -240,6 +240,16 @@ class RangeIterator : public IteratorBase {
 
   std::optional<py::object> Forward();
   std::optional<py::object> Backward();
+  // A step from kInBetween, served from the read-ahead.
+  std::optional<py::object> Step(bool forward);
+  // Copies up to ahead_limit_ entries in one direction, GIL released.
+  void Fill(bool forward);
+  // Discards the read-ahead and puts the engine iterator back at the entry
+  // just before the cursor (kBeforeStart if there is none).
+  void DropReadAhead();
+  // Discards the read-ahead before a seek.
+  void ResetReadAhead();
+  py::object MakeEntry(std::string_view key, std::string_view value) const;
   py::object Current() const;
   // Whether `key` lies after the range's upper end / before its lower end.
   bool PastStop(std::string_view key) const;
@@ -254,6 +264,32 @@ class RangeIterator : public IteratorBase {
   size_t db_prefix_len_ = 0;
   std::optional<std::string> db_prefix_;
   State state_;
+
+  // Read-ahead: successive steps in one direction copy entries from the
+  // engine in runs, one release of the GIL per run, and serve them from
+  // here. Runs double from 1 to kMaxReadAhead entries and start at 1 again
+  // after a seek. Outside a run, in kInBetween the engine iterator is at the
+  // entry just before the cursor (iterators.cc).
+  // An entry of the run: its key and value lie back to back in
+  // ahead_bytes_ from `offset` (one buffer, reused run after run).
+  struct Entry {
+    size_t offset, key_size, value_size;
+  };
+  std::string_view EntryKey(const Entry& e) const {
+    return std::string_view(ahead_bytes_).substr(e.offset, e.key_size);
+  }
+  std::string_view EntryValue(const Entry& e) const {
+    return std::string_view(ahead_bytes_)
+        .substr(e.offset + e.key_size, e.value_size);
+  }
+  static constexpr size_t kMaxReadAhead = 64;
+  static constexpr size_t kMaxReadAheadBytes = 64 << 10;
+  std::vector<Entry> ahead_;
+  std::string ahead_bytes_;
+  size_t ahead_pos_ = 0;       // the next entry of ahead_ to serve
+  bool ahead_forward_ = true;  // the direction ahead_ was read in
+  bool ahead_ended_ = false;   // the run stopped at the range's end or an error
+  size_t ahead_limit_ = 1;
 };
 
 // plyvel's RawIterator: the engine iterator as it is.

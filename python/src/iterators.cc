@@ -1,4 +1,5 @@
 // plyvel's Iterator and RawIterator over sift::Iterator.
+#include <algorithm>
 #include <utility>
 
 #include "handles.h"
@@ -95,19 +96,24 @@ bool RangeIterator::BeforeStart(std::string_view key) const {
   return include_start_ ? c < 0 : c <= 0;
 }
 
-py::object RangeIterator::Current() const {
+py::object RangeIterator::MakeEntry(std::string_view key,
+                                    std::string_view value) const {
   if (include_key_ && include_value_) {
-    py::bytes key = Bytes(it()->key().substr(db_prefix_len_));
-    py::bytes value = Bytes(it()->value());
+    py::bytes k = Bytes(key.substr(db_prefix_len_));
+    py::bytes v = Bytes(value);
     PyObject* pair = PyTuple_New(2);
     if (pair == nullptr) throw py::error_already_set();
-    PyTuple_SET_ITEM(pair, 0, key.release().ptr());
-    PyTuple_SET_ITEM(pair, 1, value.release().ptr());
+    PyTuple_SET_ITEM(pair, 0, k.release().ptr());
+    PyTuple_SET_ITEM(pair, 1, v.release().ptr());
     return py::reinterpret_steal<py::object>(pair);
   }
-  if (include_key_) return Bytes(it()->key().substr(db_prefix_len_));
-  if (include_value_) return Bytes(it()->value());
+  if (include_key_) return Bytes(key.substr(db_prefix_len_));
+  if (include_value_) return Bytes(value);
   return py::none();
+}
+
+py::object RangeIterator::Current() const {
+  return MakeEntry(it()->key(), it()->value());
 }
 
 std::optional<py::object> RangeIterator::Next() {
@@ -123,6 +129,7 @@ std::optional<py::object> RangeIterator::Prev() {
 // The entry after the last one returned (the first of the range from
 // kBeforeStart, the one seek() found from kPositioned).
 std::optional<py::object> RangeIterator::Forward() {
+  if (!ahead_.empty() && !ahead_forward_) DropReadAhead();
   switch (state_) {
     case State::kAfterStop:
       return std::nullopt;
@@ -144,8 +151,7 @@ std::optional<py::object> RangeIterator::Forward() {
       }
       break;
     case State::kInBetween:
-      Move([](sift::Iterator* it) { it->Next(); });
-      break;
+      return Step(/*forward=*/true);
   }
   CheckStatus();
   // Before start only when the range is empty (start after stop).
@@ -160,11 +166,12 @@ std::optional<py::object> RangeIterator::Forward() {
 // The entry returned last (kInBetween), the one before seek()'s position
 // (kPositioned) or the last of the range (kAfterStop); then one step back.
 std::optional<py::object> RangeIterator::Backward() {
+  if (!ahead_.empty() && ahead_forward_) DropReadAhead();
   switch (state_) {
     case State::kBeforeStart:
       return std::nullopt;
     case State::kInBetween:
-      break;
+      return Step(/*forward=*/false);
     case State::kPositioned:
       Move([](sift::Iterator* it) { it->Prev(); });
       break;
@@ -196,19 +203,98 @@ std::optional<py::object> RangeIterator::Backward() {
   return out;
 }
 
+// From kInBetween: forward, the entry after the cursor; backward, the
+// entry before it (where the engine iterator is), then a step back. Both
+// come from a run read ahead in that direction.
+std::optional<py::object> RangeIterator::Step(bool forward) {
+  if (ahead_pos_ == ahead_.size()) {
+    const bool had_run = !ahead_.empty();
+    const bool ended = ahead_ended_;
+    ahead_.clear();
+    ahead_pos_ = 0;
+    ahead_ended_ = false;
+    if (had_run && !ended) {
+      ahead_limit_ = std::min(ahead_limit_ * 2, kMaxReadAhead);
+    }
+    if (!ended) Fill(forward);
+    if (ahead_.empty()) {  // nothing left in this direction
+      ahead_ended_ = false;
+      CheckStatus();
+      state_ = forward ? State::kAfterStop : State::kBeforeStart;
+      return std::nullopt;
+    }
+  }
+  const Entry& e = ahead_[ahead_pos_++];
+  return MakeEntry(EntryKey(e), EntryValue(e));
+}
+
+void RangeIterator::Fill(bool forward) {
+  ahead_forward_ = forward;
+  const size_t limit = ahead_limit_;
+  ahead_bytes_.clear();
+  Move([this, forward, limit](sift::Iterator* it) {
+    while (ahead_.size() < limit && ahead_bytes_.size() < kMaxReadAheadBytes) {
+      if (forward) it->Next();
+      // Before start, going forward, only when the range is empty.
+      if (!it->Valid() || PastStop(it->key()) || BeforeStart(it->key())) {
+        ahead_ended_ = true;
+        return;
+      }
+      ahead_.push_back(
+          {ahead_bytes_.size(), it->key().size(), it->value().size()});
+      ahead_bytes_.append(it->key());
+      ahead_bytes_.append(it->value());
+      if (!forward) it->Prev();
+    }
+  });
+}
+
+void RangeIterator::DropReadAhead() {
+  // The entry just before the cursor: forward, the last one served (one
+  // always is: a run is served from as soon as it is read); backward, the
+  // first one not served, or where the engine stopped if all were.
+  std::optional<std::string> target;
+  if (ahead_forward_) {
+    target = std::string(EntryKey(ahead_[ahead_pos_ - 1]));
+  } else if (ahead_pos_ < ahead_.size()) {
+    target = std::string(EntryKey(ahead_[ahead_pos_]));
+  }
+  ahead_.clear();
+  ahead_pos_ = 0;
+  ahead_ended_ = false;
+  ahead_limit_ = 1;
+  if (target) {
+    Move([&target](sift::Iterator* it) { it->Seek(*target); });
+  }
+  CheckStatus();
+  if (!it()->Valid() || BeforeStart(it()->key())) {
+    state_ = State::kBeforeStart;
+  }
+}
+
+void RangeIterator::ResetReadAhead() {
+  ahead_.clear();
+  ahead_pos_ = 0;
+  ahead_ended_ = false;
+  ahead_limit_ = 1;
+}
+
 void RangeIterator::SeekToStart() {
   Use use(*this);
+  ResetReadAhead();
   state_ = State::kBeforeStart;
 }
 
 void RangeIterator::SeekToStop() {
   Use use(*this);
+  ResetReadAhead();
   state_ = State::kAfterStop;
 }
 
 void RangeIterator::Seek(py::handle target) {
   Use use(*this);
   BytesArg arg(target, "target", false);
+  ResetReadAhead();
   std::string t = db_prefix_.value_or("");
   t.append(arg.view());
   // Stay within the range.

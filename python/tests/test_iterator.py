@@ -340,3 +340,44 @@ def test_ranges_over_many_tables_match_the_model(db):
         if kw["reverse"]:
             want = want[::-1]
         assert list(db.iterator(include_value=False, **kw)) == want, kw
+
+
+def test_long_runs_and_turns_match_the_model(db):
+    """Runs of many steps one way (served from the read-ahead, up to 64
+    entries per run), then turns, seeks and runs back, against the model."""
+    keys = [b"r%04d" % i for i in range(0, 1200, 3)]
+    with db.write_batch() as b:
+        for k in keys:
+            b.put(k, b"v" + k)
+    db.flush()
+    for k in keys[::7]:
+        db.put(k, b"w" + k)  # some newer versions in the memtable
+    rng = random.Random(11)
+    bounds = [None, b"r0100", b"r0500", b"r0999", b"r1100"]
+    for _ in range(60):
+        kw = dict(start=rng.choice(bounds[:3]), stop=rng.choice([None] + bounds[2:]),
+                  include_start=rng.random() < 0.5, include_stop=rng.random() < 0.5,
+                  reverse=rng.random() < 0.5)
+        model = Model(keys, **kw)
+        it = db.iterator(include_value=False, **kw)
+        for _ in range(12):
+            op = rng.choice(["next", "prev", "seek", "seek_to_start", "seek_to_stop"])
+            if op == "seek":
+                target = b"r%04d" % rng.randrange(1200)
+                model.seek(target)
+                it.seek(target)
+                continue
+            if op.startswith("seek_to"):
+                getattr(model, op)()
+                getattr(it, op)()
+                continue
+            for _ in range(rng.randrange(1, 150)):
+                try:
+                    want = model.next() if op == "next" else model.prev()
+                except StopIteration:
+                    want = "stop"
+                try:
+                    got = next(it) if op == "next" else it.prev()
+                except StopIteration:
+                    got = "stop"
+                assert got == want, (kw, op)
