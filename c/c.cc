@@ -58,6 +58,10 @@ struct sift_env_t {
 struct sift_iterator_t {
   std::unique_ptr<Iterator> iter;
   sift_t* db;  // nullptr once the database is closed
+  // Copies of the read options' bounds, which the C++ iterator reads for its
+  // whole life: the read options may be destroyed first.
+  std::optional<std::string> lower_bound;
+  std::optional<std::string> upper_bound;
 };
 
 struct sift_snapshot_t {
@@ -81,6 +85,13 @@ struct sift_options_t {
 struct sift_readoptions_t {
   ReadOptions rep;
   const sift_snapshot_t* snapshot = nullptr;
+  // The iteration bounds' bytes, owned here: rep's views are pointed at them
+  // only when a read is made (ToReadOptions), so a copy of the struct never
+  // holds views into another copy.
+  std::optional<std::string> lower_bound;
+  std::optional<std::string> upper_bound;
+  // A bound that could not be copied (out of memory); reads report it.
+  std::string error;
 };
 
 struct sift_writeoptions_t {
@@ -205,7 +216,17 @@ bool ToReadOptions(const char* function, const sift_t* db,
                    const sift_readoptions_t* options, ReadOptions* out,
                    char** errptr) {
   if (!CheckNotNull(function, options, "options", errptr)) return false;
+  if (!options->error.empty()) {
+    SetError(errptr, std::string(function) + ": " + options->error);
+    return false;
+  }
   *out = options->rep;
+  // Views of the bytes `options` owns, valid while it lives unchanged (a
+  // call's duration); an iterator re-points them at copies of its own.
+  out->iterate_lower_bound.reset();
+  out->iterate_upper_bound.reset();
+  if (options->lower_bound) out->iterate_lower_bound = *options->lower_bound;
+  if (options->upper_bound) out->iterate_upper_bound = *options->upper_bound;
   if (options->snapshot != nullptr) {
     if (options->snapshot->db != db) {
       SetError(errptr, std::string(function) +
@@ -440,6 +461,10 @@ sift_iterator_t* sift_create_iterator(sift_t* db,
       return false;
     }
     auto iter = std::make_unique<sift_iterator_t>();
+    iter->lower_bound = options->lower_bound;
+    iter->upper_bound = options->upper_bound;
+    if (iter->lower_bound) ro.iterate_lower_bound = *iter->lower_bound;
+    if (iter->upper_bound) ro.iterate_upper_bound = *iter->upper_bound;
     iter->iter = db->db->NewIterator(ro);
     iter->db = db;
     db->iterators.insert(iter.get());
@@ -596,6 +621,15 @@ void sift_destroy_db(const sift_options_t* options, const char* name,
     return ToOptions("sift_destroy_db", options, errptr) &&
            CheckNotNull("sift_destroy_db", name, "name", errptr) &&
            SaveError(errptr, sift::DestroyDB(name, options->rep));
+  });
+}
+
+void sift_repair_db(const sift_options_t* options, const char* name,
+                    char** errptr) {
+  Guard("sift_repair_db", errptr, [&] {
+    return ToOptions("sift_repair_db", options, errptr) &&
+           CheckNotNull("sift_repair_db", name, "name", errptr) &&
+           SaveError(errptr, sift::RepairDB(name, options->rep));
   });
 }
 
@@ -923,6 +957,38 @@ void sift_readoptions_set_fill_cache(sift_readoptions_t* options, uint8_t v) {
 void sift_readoptions_set_snapshot(sift_readoptions_t* options,
                                    const sift_snapshot_t* snapshot) {
   if (options != nullptr) options->snapshot = snapshot;
+}
+
+namespace {
+
+// Copy `key` into *bound, or clear it for a NULL key. A copy that fails
+// leaves the bound cleared and the options refusing reads, rather than
+// reading a range the caller did not ask for.
+void SetBound(sift_readoptions_t* options, std::optional<std::string>* bound,
+              const char* key, size_t keylen) {
+  if (options == nullptr) return;
+  bound->reset();
+  if (key == nullptr) return;
+  try {
+    bound->emplace(key, keylen);
+  } catch (...) {
+    bound->reset();
+    if (options->error.empty()) {
+      options->error = "out of memory copying an iteration bound";
+    }
+  }
+}
+
+}  // namespace
+
+void sift_readoptions_set_iterate_lower_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen) {
+  if (options != nullptr) SetBound(options, &options->lower_bound, key, keylen);
+}
+
+void sift_readoptions_set_iterate_upper_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen) {
+  if (options != nullptr) SetBound(options, &options->upper_bound, key, keylen);
 }
 
 sift_writeoptions_t* sift_writeoptions_create(void) {

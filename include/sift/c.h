@@ -193,6 +193,15 @@ void sift_get_read_stats(sift_t* db, sift_read_stats_t* stats,
 void sift_destroy_db(const sift_options_t* options, const char* name,
                      char** errptr);
 
+/* Rebuilds the database in `name` when its MANIFEST or CURRENT is lost or
+   damaged, from the tables and write-ahead logs in the directory (see
+   sift::RepairDB in sift/db.h): every table and log record that reads back
+   is kept, damaged files and old MANIFESTs are moved into `name`/lost, and
+   a summary is appended to `name`/LOG. Fails if the database is open, does
+   not exist or holds no sift files. */
+void sift_repair_db(const sift_options_t* options, const char* name,
+                    char** errptr);
+
 /* ---- Iterators ----
    Not safe for concurrent use. Functions that move the iterator require
    sift_iter_valid where the C++ API does (next, prev); here they do nothing
@@ -306,6 +315,15 @@ void sift_readoptions_set_fill_cache(sift_readoptions_t* options, uint8_t v);
    reads use these options. */
 void sift_readoptions_set_snapshot(sift_readoptions_t* options,
                                    const sift_snapshot_t* snapshot);
+/* Iteration bounds: iterators created with these options see only keys
+   >= the lower bound (inclusive) and < the upper bound (exclusive). The
+   bytes are copied, so `key` need not outlive the call, and an iterator
+   keeps its own copy: the options may be changed or destroyed while it
+   lives. A NULL key clears the bound (default: none). */
+void sift_readoptions_set_iterate_lower_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen);
+void sift_readoptions_set_iterate_upper_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen);
 
 /* ---- Write options ---- */
 

@@ -928,6 +928,197 @@ static void TestTableFilesAndIngestion(sift_env_t* env) {
   sift_options_destroy(options);
 }
 
+/* Iteration bounds of the read options: copied when set, copied again by
+   each iterator, cleared by NULL. */
+static void TestIterationBounds(sift_env_t* env) {
+  char* err = NULL;
+  sift_options_t* options = MemOptions(env);
+  sift_readoptions_t* ro = sift_readoptions_create();
+  sift_readoptions_t* temp_ro;
+  sift_writeoptions_t* wo = sift_writeoptions_create();
+  sift_t* db = sift_open(options, "/bounds", &err);
+  sift_iterator_t* it;
+  char lower[2] = "b";
+  char upper[2] = "d";
+  const char* keys[] = {"a", "b", "c", "d", "e"};
+  int i;
+  CHECK_NO_ERROR(err);
+  for (i = 0; i < 5; ++i) {
+    sift_put(db, wo, keys[i], 1, keys[i], 1, &err);
+    CHECK_NO_ERROR(err);
+  }
+  /* Half of the keys in a table, half in the memtable. */
+  sift_flush(db, &err);
+  CHECK_NO_ERROR(err);
+  sift_put(db, wo, "c", 1, "C", 1, &err);
+  CHECK_NO_ERROR(err);
+
+  /* [b, d): the caller's buffers change afterwards; the bounds do not. */
+  sift_readoptions_set_iterate_lower_bound(ro, lower, 1);
+  sift_readoptions_set_iterate_upper_bound(ro, upper, 1);
+  lower[0] = 'a';
+  upper[0] = 'z';
+  it = sift_create_iterator(db, ro);
+  CHECK(it != NULL);
+  sift_iter_seek_to_first(it);
+  CHECK_ITER(it, "b", "b");
+  sift_iter_next(it);
+  CHECK_ITER(it, "c", "C");
+  sift_iter_next(it);
+  CHECK(!sift_iter_valid(it)); /* d is the exclusive upper bound */
+  sift_iter_seek_to_last(it);
+  CHECK_ITER(it, "c", "C");
+  sift_iter_prev(it);
+  CHECK_ITER(it, "b", "b");
+  sift_iter_prev(it);
+  CHECK(!sift_iter_valid(it)); /* a is below the lower bound */
+  sift_iter_seek(it, "a", 1);
+  CHECK_ITER(it, "b", "b");
+  sift_iter_get_error(it, &err);
+  CHECK_NO_ERROR(err);
+  sift_iter_destroy(it);
+
+  /* Clearing the lower bound: from the first key, still below d. */
+  sift_readoptions_set_iterate_lower_bound(ro, NULL, 0);
+  it = sift_create_iterator(db, ro);
+  sift_iter_seek_to_first(it);
+  CHECK_ITER(it, "a", "a");
+  sift_iter_seek_to_last(it);
+  CHECK_ITER(it, "c", "C");
+  sift_iter_destroy(it);
+  /* Both cleared: every key. */
+  sift_readoptions_set_iterate_upper_bound(ro, NULL, 0);
+  it = sift_create_iterator(db, ro);
+  sift_iter_seek_to_last(it);
+  CHECK_ITER(it, "e", "e");
+  sift_iter_destroy(it);
+
+  /* The iterator outlives its read options and keeps its bounds, even
+     when the options are changed before they are destroyed. */
+  temp_ro = sift_readoptions_create();
+  sift_readoptions_set_iterate_lower_bound(temp_ro, "c", 1);
+  sift_readoptions_set_iterate_upper_bound(temp_ro, "e", 1);
+  it = sift_create_iterator(db, temp_ro);
+  sift_readoptions_set_iterate_lower_bound(temp_ro, "a", 1);
+  sift_readoptions_set_iterate_upper_bound(temp_ro, NULL, 0);
+  sift_readoptions_destroy(temp_ro);
+  sift_iter_seek_to_last(it);
+  CHECK_ITER(it, "d", "d");
+  sift_iter_prev(it);
+  CHECK_ITER(it, "c", "C");
+  sift_iter_prev(it);
+  CHECK(!sift_iter_valid(it));
+  sift_iter_seek_to_first(it);
+  CHECK_ITER(it, "c", "C");
+  sift_iter_destroy(it);
+
+  /* An empty range, and a bound with an embedded zero byte. */
+  sift_readoptions_set_iterate_lower_bound(ro, "c", 1);
+  sift_readoptions_set_iterate_upper_bound(ro, "c", 1);
+  it = sift_create_iterator(db, ro);
+  sift_iter_seek_to_first(it);
+  CHECK(!sift_iter_valid(it));
+  sift_iter_destroy(it);
+  sift_readoptions_set_iterate_lower_bound(ro, "b\0", 2);
+  sift_readoptions_set_iterate_upper_bound(ro, NULL, 0);
+  it = sift_create_iterator(db, ro);
+  sift_iter_seek_to_first(it);
+  CHECK_ITER(it, "c", "C");
+  sift_iter_destroy(it);
+
+  /* NULL options: nothing happens. */
+  sift_readoptions_set_iterate_lower_bound(NULL, "a", 1);
+  sift_readoptions_set_iterate_upper_bound(NULL, NULL, 0);
+
+  sift_close(db);
+  sift_destroy_db(options, "/bounds", &err);
+  CHECK_NO_ERROR(err);
+  sift_readoptions_destroy(ro);
+  sift_writeoptions_destroy(wo);
+  sift_options_destroy(options);
+}
+
+/* sift_repair_db on real files: a database whose MANIFEST was destroyed
+   (emptied through stdio) does not open; after the repair it does, with
+   every write, and the old MANIFEST is in `dir`/lost. */
+static void TestRepair(const char* dir) {
+  char* err = NULL;
+  sift_options_t* options = sift_options_create();
+  sift_readoptions_t* ro = sift_readoptions_create();
+  sift_writeoptions_t* wo = sift_writeoptions_create();
+  sift_t* db;
+  char path[1024];
+  char lost[1024];
+  char manifest[256];
+  FILE* f;
+  size_t n;
+  sift_options_set_create_if_missing(options, 1);
+
+  sift_destroy_db(options, dir, &err);
+  CHECK_NO_ERROR(err);
+  db = sift_open(options, dir, &err);
+  CHECK_NO_ERROR(err);
+  sift_put(db, wo, "table", 5, "t", 1, &err);
+  sift_flush(db, &err);
+  sift_put(db, wo, "wal", 3, "w", 1, &err);
+  CHECK_NO_ERROR(err);
+  sift_close(db);
+
+  /* CURRENT holds the MANIFEST's name and a newline. */
+  snprintf(path, sizeof(path), "%s/CURRENT", dir);
+  f = fopen(path, "rb");
+  CHECK(f != NULL);
+  if (f == NULL) goto done;
+  n = fread(manifest, 1, sizeof(manifest) - 1, f);
+  fclose(f);
+  manifest[n] = '\0';
+  if (n > 0 && manifest[n - 1] == '\n') manifest[n - 1] = '\0';
+  CHECK(strncmp(manifest, "MANIFEST-", 9) == 0);
+  snprintf(path, sizeof(path), "%s/%s", dir, manifest);
+  f = fopen(path, "wb"); /* truncated: every record gone */
+  CHECK(f != NULL);
+  if (f != NULL) fclose(f);
+
+  sift_options_set_create_if_missing(options, 0);
+  db = sift_open(options, dir, &err);
+  CHECK(db == NULL);
+  CHECK_ERROR(err, manifest);
+
+  sift_repair_db(options, dir, &err);
+  CHECK_NO_ERROR(err);
+  db = sift_open(options, dir, &err);
+  CHECK_NO_ERROR(err);
+  CHECK_GET(db, ro, "table", "t");
+  CHECK_GET(db, ro, "wal", "w");
+  /* Refused while the database is open. */
+  sift_repair_db(options, dir, &err);
+  CHECK_ERROR(err, "lock");
+  sift_close(db);
+
+  /* The damaged MANIFEST was set aside, not deleted; clean it up (remove
+     takes an empty directory too). */
+  snprintf(lost, sizeof(lost), "%s/lost/%s", dir, manifest);
+  CHECK(remove(lost) == 0);
+  snprintf(lost, sizeof(lost), "%s/lost", dir);
+  CHECK(remove(lost) == 0);
+
+  /* Misuse: NULL arguments, a directory that is not there. */
+  sift_repair_db(NULL, dir, &err);
+  CHECK_ERROR(err, "options");
+  sift_repair_db(options, NULL, &err);
+  CHECK_ERROR(err, "name");
+  snprintf(path, sizeof(path), "%s/no-such-db", dir);
+  sift_repair_db(options, path, &err);
+  CHECK_ERROR(err, "no-such-db");
+
+done:
+  sift_destroy_db(options, dir, &err);
+  CHECK_NO_ERROR(err);
+  sift_readoptions_destroy(ro);
+  sift_writeoptions_destroy(wo);
+  sift_options_destroy(options);
+}
+
 /* The default Env on real files in `dir`: data survives a reopen. */
 static void TestOnDisk(const char* dir) {
   char* err = NULL;
@@ -987,8 +1178,10 @@ int main(int argc, char** argv) {
   TestSizesAndCompaction(env);
   TestCheckpointAndDestroy(env);
   TestTableFilesAndIngestion(env);
+  TestIterationBounds(env);
   sift_env_destroy(env);
   TestOnDisk(argc > 1 ? argv[1] : "c_api_test_db");
+  TestRepair(argc > 1 ? argv[1] : "c_api_test_db");
   printf("c_api: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }
