@@ -174,11 +174,13 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     pins.imm = state_.imm();
     pins.version = state_.versions->current();
   }
+  pins.stats = std::make_unique<ReadStats>();
+  pins.publisher = &state_.super_versions;
   // Opening level-0 tables may read files: done without the mutex.
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(pins.mem->NewIterator());
   if (pins.imm != nullptr) children.push_back(pins.imm->NewIterator());
-  pins.version->AddIterators(options, &children);
+  pins.version->AddIterators(options, &children, pins.stats.get());
   std::unique_ptr<Iterator> internal =
       NewMergingIterator(&state_.icmp, std::move(children));
   return NewDBIterator(&state_.icmp, std::move(internal), sequence, options,

@@ -35,6 +35,12 @@ class DBIter final : public Iterator {
         lower_(options.iterate_lower_bound),
         upper_(options.iterate_upper_bound) {}
 
+  ~DBIter() override {
+    if (pins_.stats != nullptr && pins_.publisher != nullptr) {
+      pins_.publisher->AddStats(*pins_.stats);
+    }
+  }
+
   bool Valid() const override { return valid_; }
 
   std::string_view key() const override {
@@ -54,6 +60,7 @@ class DBIter final : public Iterator {
 
   void SeekToFirst() override {
     if (lower_.has_value()) return Seek(*lower_);
+    CountSeek();
     direction_ = kForward;
     ClearSavedValue();
     saved_key_.clear();
@@ -67,6 +74,7 @@ class DBIter final : public Iterator {
   }
 
   void SeekToLast() override {
+    CountSeek();
     direction_ = kReverse;
     ClearSavedValue();
     saved_key_.clear();
@@ -91,6 +99,7 @@ class DBIter final : public Iterator {
   }
 
   void Seek(std::string_view target) override {
+    CountSeek();
     direction_ = kForward;
     ClearSavedValue();
     saved_key_.clear();
@@ -245,6 +254,10 @@ class DBIter final : public Iterator {
     saved_key_.clear();
     ClearSavedValue();
     direction_ = kForward;
+  }
+
+  void CountSeek() {
+    if (pins_.stats != nullptr) ++pins_.stats->seeks;
   }
 
   bool PastUpperBound(std::string_view user_key) const {

@@ -6,6 +6,7 @@
 
 #include "db/dbformat.h"
 #include "db/memtable.h"
+#include "db/super_version.h"
 #include "db/version.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
@@ -20,6 +21,11 @@ struct IteratorPins {
   std::shared_ptr<MemTable> mem;
   std::shared_ptr<MemTable> imm;  // may be null
   std::shared_ptr<const Version> version;
+  // The iterator's counters: the tables below count their block reads into
+  // *stats, the DB iterator its seeks; added to *publisher's totals when
+  // the iterator is destroyed. Either may be null (nothing counted).
+  std::unique_ptr<ReadStats> stats;
+  SuperVersionPublisher* publisher = nullptr;
 };
 
 // The user-facing iterator: turns a sorted stream of internal keys (a merge

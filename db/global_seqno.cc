@@ -81,9 +81,10 @@ std::unique_ptr<Iterator> NewGlobalSeqnoIterator(
 
 std::unique_ptr<Iterator> NewTableFileIterator(TableCache* table_cache,
                                                const ReadOptions& options,
-                                               const FileMetaData& file) {
+                                               const FileMetaData& file,
+                                               ReadStats* stats) {
   std::unique_ptr<Iterator> iter =
-      table_cache->NewIterator(options, file.number, file.file_size);
+      table_cache->NewIterator(options, file.number, file.file_size, stats);
   if (file.global_seqno == 0) return iter;
   return NewGlobalSeqnoIterator(std::move(iter), file.global_seqno);
 }

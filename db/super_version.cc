@@ -159,6 +159,12 @@ void SuperVersionPublisher::Lease::AddStats(const ReadStats& stats) {
   slot_->stats += stats;
 }
 
+void SuperVersionPublisher::AddStats(const ReadStats& stats) {
+  Slot* slot = ThisThreadSlot();
+  std::lock_guard<std::mutex> lock(slot->mu);
+  slot->stats += stats;
+}
+
 ReadStats SuperVersionPublisher::Total() const {
   std::lock_guard<std::mutex> lock(registry_->mu);
   ReadStats total = registry_->retired;

@@ -87,6 +87,11 @@ class SuperVersionPublisher {
     const SuperVersion* sv_;
   };
 
+  // Add `stats` to the calling thread's share of Total(), outside a read
+  // (an iterator's counts, when it is destroyed).
+  // REQUIRES: the calling thread holds no Lease on this publisher.
+  void AddStats(const ReadStats& stats);
+
   // The sum of every thread's stats, including threads that have exited.
   ReadStats Total() const;
 

@@ -45,8 +45,8 @@ template <typename Holder>
 class TableHoldingIterator final : public Iterator {
  public:
   TableHoldingIterator(Holder holder, const Table& table,
-                       const ReadOptions& options)
-      : holder_(std::move(holder)), iter_(table.NewIterator(options)) {}
+                       const ReadOptions& options, ReadStats* stats)
+      : holder_(std::move(holder)), iter_(table.NewIterator(options, stats)) {}
 
   bool Valid() const override { return iter_->Valid(); }
   void SeekToFirst() override { iter_->SeekToFirst(); }
@@ -255,7 +255,8 @@ absl::Status TableCache::Get(
 
 std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
                                                   uint64_t file_number,
-                                                  uint64_t file_size) {
+                                                  uint64_t file_size,
+                                                  ReadStats* stats) {
   if (read_mode_ == RandomAccessMode::kDirect && !options.fill_cache) {
     // A one-pass read (a compaction input): direct reads would cost a device
     // read per block, and nothing it reads is kept. Its own buffered table
@@ -266,13 +267,13 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
     if (!table.ok()) return NewEmptyIterator(table.status());
     const Table& t = **table;
     return std::make_unique<TableHoldingIterator<std::unique_ptr<Table>>>(
-        *std::move(table), t, options);
+        *std::move(table), t, options, stats);
   }
   absl::StatusOr<TableRef> ref = FindTable(file_number, file_size);
   if (!ref.ok()) return NewEmptyIterator(ref.status());
   const Table& t = ref->table();
   return std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
-                                                          options);
+                                                          options, stats);
 }
 
 TableCache::TableRef TableCache::LookupOpenTable(uint64_t file_number) const {

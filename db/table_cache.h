@@ -130,10 +130,13 @@ class TableCache {
   // Options::use_direct_reads an iterator with options.fill_cache false (a
   // compaction input) reads through a buffered table of its own instead of
   // the shared direct one, so the kernel reads ahead for it.
-  // REQUIRES: the TableCache outlives the iterator.
+  // Block reads are counted into *stats as Table::NewIterator says
+  // (nullptr: not counted).
+  // REQUIRES: the TableCache, and *stats, outlive the iterator.
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
                                         uint64_t file_number,
-                                        uint64_t file_size);
+                                        uint64_t file_size,
+                                        ReadStats* stats = nullptr);
 
   // Table file_number if it is open right now, else a TableRef that is not
   // valid(). Does not open the table (but counts as a use for the LRU order).

@@ -123,7 +123,8 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
 std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
                                               const InternalKeyComparator* icmp,
                                               const ReadOptions& options,
-                                              const FileList& files) {
+                                              const FileList& files,
+                                              ReadStats* stats) {
   // Only the files that overlap the bounds: the first whose largest key is
   // at or past the lower bound, up to the first whose smallest key is at or
   // past the upper bound. A scan then never opens a table outside them.
@@ -148,7 +149,7 @@ std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
   if (begin >= end) return NewEmptyIterator();
   return NewTwoLevelIterator(
       std::make_unique<FileIndexIterator>(icmp, &files, begin, end),
-      [table_cache, options](std::string_view file_value) {
+      [table_cache, options, stats](std::string_view file_value) {
         if (file_value.size() != 24) {
           return NewEmptyIterator(
               absl::InternalError("file list entry of the wrong size"));
@@ -157,7 +158,7 @@ std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
         f.number = DecodeFixed64(file_value.data());
         f.file_size = DecodeFixed64(file_value.data() + 8);
         f.global_seqno = DecodeFixed64(file_value.data() + 16);
-        return NewTableFileIterator(table_cache, options, f);
+        return NewTableFileIterator(table_cache, options, f, stats);
       });
 }
 
@@ -532,20 +533,20 @@ void Version::MultiGet(const ReadOptions& options,
   }
 }
 
-void Version::AddIterators(
-    const ReadOptions& options,
-    std::vector<std::unique_ptr<Iterator>>* iters) const {
+void Version::AddIterators(const ReadOptions& options,
+                           std::vector<std::unique_ptr<Iterator>>* iters,
+                           ReadStats* stats) const {
   // Tables and levels outside the iteration bounds are left out: an
   // iterator costs what its range touches, not what the tree holds.
   const Comparator* ucmp = icmp_->user_comparator();
   for (const auto& f : files_[0]) {
     if (OutsideBounds(ucmp, options, *f)) continue;
-    iters->push_back(NewTableFileIterator(table_cache_, options, *f));
+    iters->push_back(NewTableFileIterator(table_cache_, options, *f, stats));
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
     if (!files_[level].empty()) {
-      iters->push_back(
-          NewFileListIterator(table_cache_, icmp_, options, files_[level]));
+      iters->push_back(NewFileListIterator(table_cache_, icmp_, options,
+                                           files_[level], stats));
     }
   }
 }

@@ -40,12 +40,14 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
 // An iterator over the concatenation of the tables in `files` (a level >= 1,
 // sorted and disjoint) that overlap options' iteration bounds; the others
 // are never opened. Tables are opened lazily through `table_cache`.
-// REQUIRES: `files` (not copied), `table_cache` and `icmp` outlive the
-// iterator, and so do the bounds' bytes.
+// Block reads are counted into *stats (nullable) as Table::NewIterator says.
+// REQUIRES: `files` (not copied), `table_cache`, `icmp` and *stats outlive
+// the iterator, and so do the bounds' bytes.
 std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
                                               const InternalKeyComparator* icmp,
                                               const ReadOptions& options,
-                                              const FileList& files);
+                                              const FileList& files,
+                                              ReadStats* stats = nullptr);
 
 // The set of tables making up the database at one point: per level, the files
 // in it. Level 0 files may overlap each other and are kept in the order they
@@ -114,8 +116,10 @@ class Version {
   // table that overlaps the bounds and one concatenating iterator per
   // non-empty level >= 1, which opens only tables that overlap them.
   // REQUIRES: this Version (held by the caller) outlives the iterators.
+  // Their block reads are counted into *stats (nullable, outlives them).
   void AddIterators(const ReadOptions& options,
-                    std::vector<std::unique_ptr<Iterator>>* iters) const;
+                    std::vector<std::unique_ptr<Iterator>>* iters,
+                    ReadStats* stats = nullptr) const;
 
   // REQUIRES: 0 <= level < config::kNumLevels
   int NumFiles(int level) const {

@@ -385,8 +385,9 @@ absl::Status Table::GetInDataBlock(
   return absl::OkStatus();
 }
 
-std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options) const {
-  return NewTableIterator(rep_.get(), options);
+std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options,
+                                             ReadStats* stats) const {
+  return NewTableIterator(rep_.get(), options, stats);
 }
 
 uint64_t Table::ApproximateOffsetOf(std::string_view key) const {

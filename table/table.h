@@ -138,8 +138,12 @@ class Table {
     return filter_->Locate(filter_key);
   }
 
-  // Iterator over all entries. REQUIRES: the Table outlives it.
-  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) const;
+  // Iterator over all entries. Its data block reads and block cache hits
+  // are added to stats->iterator_block_reads and iterator_block_cache_hits
+  // (stats may be nullptr: not counted).
+  // REQUIRES: the Table, and *stats, outlive it.
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                        ReadStats* stats = nullptr) const;
 
   // Offset in the file at which `key`'s data would begin (for sizing ranges).
   uint64_t ApproximateOffsetOf(std::string_view key) const;
@@ -152,7 +156,7 @@ class Table {
   // Bytes held in memory for the index block.
   size_t IndexMemoryUsage() const;
 
- // What the table holds; defined in table/table_rep.h, for table/ alone.
+  // What the table holds; defined in table/table_rep.h, for table/ alone.
   struct Rep;
 
  private:

@@ -44,9 +44,11 @@ namespace {
 
 class TableIterator final : public Iterator {
  public:
-  TableIterator(const Table::Rep* rep, const ReadOptions& options)
+  TableIterator(const Table::Rep* rep, const ReadOptions& options,
+                ReadStats* stats)
       : rep_(rep),
         options_(options),
+        stats_(stats),
         index_(rep->index.get(), rep->options.comparator, &rep->file_name),
         data_(rep->options.comparator, &rep->file_name) {}
 
@@ -198,8 +200,13 @@ class TableIterator final : public Iterator {
     const uint32_t entry = index_.entry_offset();
     if (has_block_ && entry == block_entry_) return true;
     DropBlock();
+    ReadStats counted;
     absl::StatusOr<const Block*> block = rep_->LoadDataBlock(
-        options_, index_.value(), entry, {}, &stats_, &in_place_, &ref_);
+        options_, index_.value(), entry, {}, &counted, &in_place_, &ref_);
+    if (stats_ != nullptr) {
+      stats_->iterator_block_reads += counted.block_reads;
+      stats_->iterator_block_cache_hits += counted.block_cache_hits;
+    }
     if (!block.ok()) return Fail(block.status());
     data_.Reset(*block);
     block_entry_ = entry;
@@ -237,6 +244,8 @@ class TableIterator final : public Iterator {
 
   const Table::Rep* const rep_;
   const ReadOptions options_;
+  // Where block reads are counted; nullptr: nowhere.
+  ReadStats* const stats_;
   BlockIterator index_;
   BlockIterator data_;
   // Whichever holds the block data_ iterates over.
@@ -247,16 +256,15 @@ class TableIterator final : public Iterator {
   // The stored key SeekToLast seeks for the upper bound (kept to reuse its
   // buffer).
   std::string bound_key_;
-  // Block reads of this iterator (LoadDataBlock counts into it).
-  ReadStats stats_;
   absl::Status status_;
 };
 
 }  // namespace
 
 std::unique_ptr<Iterator> NewTableIterator(const Table::Rep* rep,
-                                           const ReadOptions& options) {
-  return std::make_unique<TableIterator>(rep, options);
+                                           const ReadOptions& options,
+                                           ReadStats* stats) {
+  return std::make_unique<TableIterator>(rep, options, stats);
 }
 
 }  // namespace sift

@@ -116,8 +116,10 @@ struct Table::Rep {
       absl::FunctionRef<absl::Status(const Block&)> fn) const;
 };
 
+// See Table::NewIterator.
 std::unique_ptr<Iterator> NewTableIterator(const Table::Rep* rep,
-                                           const ReadOptions& options);
+                                           const ReadOptions& options,
+                                           ReadStats* stats);
 
 }  // namespace sift
 

@@ -5,7 +5,7 @@
 
 namespace sift {
 
-// Counters of the point-read path, cumulative since DB::Open (see
+// Counters of the read paths, cumulative since DB::Open (see
 // DB::GetReadStats). A plain value: a snapshot of the counters when taken.
 struct ReadStats {
   uint64_t gets = 0;              // calls to DB::Get
@@ -21,6 +21,13 @@ struct ReadStats {
   // tables than Options::max_open_files keeps open): each costs reading the
   // table's footer, index and filter from its file.
   uint64_t table_loads = 0;
+  // Iterators (DB::NewIterator): Seek, SeekToFirst and SeekToLast calls, and
+  // the data blocks iterators read from files and found in the block cache.
+  // Counted when the iterator is destroyed. Kept apart from the Get counters
+  // above, so that ReadAmplification stays a point-read figure.
+  uint64_t seeks = 0;
+  uint64_t iterator_block_reads = 0;
+  uint64_t iterator_block_cache_hits = 0;
 
   // false_positives / (negatives + false_positives): the filters' measured
   // false-positive rate over tables that did not hold the key. 0 if none.
@@ -48,6 +55,9 @@ struct ReadStats {
     block_reads += o.block_reads;
     bytes_read += o.bytes_read;
     table_loads += o.table_loads;
+    seeks += o.seeks;
+    iterator_block_reads += o.iterator_block_reads;
+    iterator_block_cache_hits += o.iterator_block_cache_hits;
     return *this;
   }
 };

@@ -282,6 +282,7 @@ TEST_P(DBBoundsTest, BoundedScansReadOnlyTheirBlocks) {
   ReadOptions ro;
   ro.iterate_lower_bound = lower;
   ro.iterate_upper_bound = upper;
+  const ReadStats before = db_->GetReadStats();
   std::unique_ptr<Iterator> it = db_->NewIterator(ro);
   counting.Reset();
   n = 0;
@@ -296,8 +297,15 @@ TEST_P(DBBoundsTest, BoundedScansReadOnlyTheirBlocks) {
   ASSERT_TRUE(it->status().ok()) << it->status();
   // For scale: a full scan reads every block of the tree.
   EXPECT_GT(full_scan_reads, 500u);
-  // Files opened through `counting` must close before it goes.
+  // The iterator's counters reach the DB's when it is destroyed: two seeks,
+  // and the block reads counted above (without the tables' tail reads).
   it.reset();
+  const ReadStats after = db_->GetReadStats();
+  EXPECT_EQ(after.seeks - before.seeks, 2u);
+  EXPECT_GE(after.iterator_block_reads - before.iterator_block_reads, 2u);
+  EXPECT_LE(after.iterator_block_reads - before.iterator_block_reads, 8u);
+  EXPECT_EQ(after.gets, before.gets);
+  // Files opened through `counting` must close before it goes.
   db_.reset();
 }
 
