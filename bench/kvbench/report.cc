@@ -51,17 +51,35 @@ void PrintReport(const BenchConfig& config,
                "ops", "ops/s", "MB/s", "p50 us", "p99 us", "p99.9 us", "found",
                "settle s", "tables per level");
   for (const WorkloadResult& r : results) {
+    std::fprintf(
+        out, "%-12s %10s %11.*f %8.1f %9.2f %9.2f %9.2f %9s %8.2f  %s\n",
+        r.name.c_str(), ShortCount(double(r.ops)).c_str(),
+        r.OpsPerSecond() < 100 ? 2 : 0, r.OpsPerSecond(),
+        r.seconds > 0 ? r.bytes / 1048576.0 / r.seconds : 0.0,
+        r.latency_us.Percentile(50), r.latency_us.Percentile(99),
+        r.latency_us.Percentile(99.9),
+        r.point_reads || r.entries > 0 ? ShortCount(double(r.found)).c_str()
+                                       : "-",
+        r.settle_seconds, Shape(r.files_per_level).c_str());
+  }
+
+  bool any_scans = false;
+  for (const WorkloadResult& r : results) any_scans |= r.entries > 0;
+  if (any_scans) {
     std::fprintf(out,
-                 "%-12s %10s %11.*f %8.1f %9.2f %9.2f %9.2f %9s %8.2f  %s\n",
-                 r.name.c_str(), ShortCount(double(r.ops)).c_str(),
-                 r.OpsPerSecond() < 100 ? 2 : 0, r.OpsPerSecond(),
-                 r.seconds > 0 ? r.bytes / 1048576.0 / r.seconds : 0.0,
-                 r.latency_us.Percentile(50), r.latency_us.Percentile(99),
-                 r.latency_us.Percentile(99.9),
-                 r.point_reads || r.name == "seekrandom" || r.name == "readseq"
-                     ? ShortCount(double(r.found)).c_str()
-                     : "-",
-                 r.settle_seconds, Shape(r.files_per_level).c_str());
+                 "\nScans (an iterator per scan; readseq/readreverse: "
+                 "one walk of every entry):\n");
+    std::fprintf(out, "%-12s %12s %12s %14s %14s\n", "workload", "entries/s",
+                 "entries/op", "blk reads/Seek", "cache hits/Seek");
+    for (const WorkloadResult& r : results) {
+      if (r.entries == 0) continue;
+      const double seeks = double(std::max<uint64_t>(r.stats.seeks, 1));
+      std::fprintf(out, "%-12s %12.0f %12.2f %14.4f %14.4f\n", r.name.c_str(),
+                   r.seconds > 0 ? double(r.entries) / r.seconds : 0.0,
+                   double(r.entries) / double(std::max<uint64_t>(r.ops, 1)),
+                   double(r.stats.iterator_block_reads) / seeks,
+                   double(r.stats.iterator_block_cache_hits) / seeks);
+    }
   }
 
   bool any_reads = false;
@@ -183,6 +201,12 @@ Json ResultToJson(const WorkloadResult& r) {
   j["ops_per_sec"] = r.OpsPerSecond();
   j["bytes"] = r.bytes;
   j["found"] = r.found;
+  if (r.entries > 0) {
+    j["entries"] = r.entries;
+    j["seeks"] = r.stats.seeks;
+    j["iterator_block_reads"] = r.stats.iterator_block_reads;
+    j["iterator_block_cache_hits"] = r.stats.iterator_block_cache_hits;
+  }
   j["settle_seconds"] = r.settle_seconds;
   j["latency_us"] = {{"mean", r.latency_us.Mean()},
                      {"p50", r.latency_us.Percentile(50)},

@@ -91,8 +91,14 @@ const std::vector<std::string>& AllWorkloads() {
       new std::vector<std::string>{
           "fillseq",     "fillrandom", "overwrite",       "readrandom",
           "readmissing", "readhot",    "multireadrandom", "multireadmissing",
-          "seekrandom",  "readseq",    "compact"};
+          "seekrandom",  "scanrandom", "seekbounded",     "readseq",
+          "readreverse", "compact"};
   return *kAll;
+}
+
+bool IsScanWorkload(std::string_view name) {
+  return name == "seekrandom" || name == "scanrandom" ||
+         name == "seekbounded" || name == "readseq" || name == "readreverse";
 }
 
 bool IsReadWorkload(std::string_view name) {
@@ -190,8 +196,8 @@ double Runner::Settle() {
 absl::StatusOr<WorkloadResult> Runner::Run(
     std::string_view name, std::optional<WorkloadResult>* load) {
   if (load != nullptr) load->reset();
-  const bool needs_data = IsReadWorkload(name) || name == "seekrandom" ||
-                          name == "readseq" || name == "overwrite";
+  const bool needs_data =
+      IsReadWorkload(name) || IsScanWorkload(name) || name == "overwrite";
   if (needs_data && !loaded_) {
     absl::StatusOr<WorkloadResult> fill = Run("fillrandom", nullptr);
     if (!fill.ok()) return fill.status();
@@ -211,9 +217,13 @@ absl::StatusOr<WorkloadResult> Runner::Run(
   } else if (IsReadWorkload(name)) {
     s = PointReads(name, &r);
   } else if (name == "seekrandom") {
-    s = SeekRandom(&r);
-  } else if (name == "readseq") {
-    s = ReadSeq(&r);
+    s = Scans(/*max_entries=*/0, /*bounded=*/false, &r);
+  } else if (name == "scanrandom") {
+    s = Scans(/*max_entries=*/100, /*bounded=*/false, &r);
+  } else if (name == "seekbounded") {
+    s = Scans(/*max_entries=*/100, /*bounded=*/true, &r);
+  } else if (name == "readseq" || name == "readreverse") {
+    s = ReadSeq(name == "readreverse", &r);
   } else if (name == "compact") {
     s = Compact(&r);
   } else {
@@ -221,7 +231,7 @@ absl::StatusOr<WorkloadResult> Runner::Run(
         absl::StrCat("unknown workload '", std::string(name), "'"));
   }
   if (!s.ok()) return AsStatus(s, r.name);
-  if (r.point_reads) {
+  if (r.point_reads || IsScanWorkload(name)) {
     const ReadStats after = db_->GetReadStats();
     ReadStats d;
     d.gets = after.gets - before.gets;
@@ -235,6 +245,11 @@ absl::StatusOr<WorkloadResult> Runner::Run(
     d.block_reads = after.block_reads - before.block_reads;
     d.bytes_read = after.bytes_read - before.bytes_read;
     d.table_loads = after.table_loads - before.table_loads;
+    d.seeks = after.seeks - before.seeks;
+    d.iterator_block_reads =
+        after.iterator_block_reads - before.iterator_block_reads;
+    d.iterator_block_cache_hits =
+        after.iterator_block_cache_hits - before.iterator_block_cache_hits;
     r.stats = d;
     r.theoretical_fpr = theoretical_fpr_;
   }
@@ -299,11 +314,13 @@ absl::Status Runner::CheckFound(const WorkloadResult& r) const {
   // a wrong answer, not a number to report.
   if (config_.use_existing_db) return absl::OkStatus();
   const bool want_all = r.name == "readrandom" || r.name == "readhot" ||
-                        r.name == "multireadrandom" || r.name == "seekrandom";
+                        r.name == "multireadrandom" || r.name == "seekrandom" ||
+                        r.name == "scanrandom" || r.name == "seekbounded";
   if ((want_all && r.found != r.ops) ||
       ((r.name == "readmissing" || r.name == "multireadmissing") &&
        r.found != 0) ||
-      (r.name == "readseq" && r.found != config_.num)) {
+      ((r.name == "readseq" || r.name == "readreverse") &&
+       r.found != config_.num)) {
     return absl::InternalError(
         absl::StrCat(r.name, " found ", r.found, " keys in ", r.ops,
                      " operations: the database returned wrong answers"));
@@ -481,49 +498,71 @@ absl::Status Runner::MultiReads(Random& rnd, uint64_t begin, uint64_t end,
   return absl::OkStatus();
 }
 
-absl::Status Runner::SeekRandom(WorkloadResult* r) {
-  std::atomic<uint64_t> found{0};
+absl::Status Runner::Scans(uint64_t max_entries, bool bounded,
+                           WorkloadResult* r) {
+  std::atomic<uint64_t> found{0}, entries{0}, bytes{0};
   Progress progress(r->name, config_.reads, config_.progress);
   ParallelResult pr;
-  const ReadOptions ro;
   absl::Status s = RunParallel(
       config_.threads, config_.reads, &progress,
       [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
           Progress* prog) -> absl::Status {
         Random rnd(config_.seed * 1000003 + kSeekSeed * 101 + thread);
-        std::unique_ptr<Iterator> it = db_->NewIterator(ro);
         std::string key(config_.key_size, '\0');
-        uint64_t my_found = 0;
+        std::string upper(config_.key_size, '\0');
+        uint64_t my_found = 0, my_entries = 0, my_bytes = 0;
         for (uint64_t i = begin; i < end; ++i) {
-          keys_.Present(rnd.Uniform(config_.num), key.data());
+          const uint64_t k = rnd.Uniform(config_.num);
+          keys_.Present(k, key.data());
+          // Entries per scan: the Seek's and one Next (seekrandom), or
+          // uniform in 1..max_entries (the YCSB E shape).
+          const uint64_t n =
+              max_entries == 0 ? 2 : 1 + rnd.Uniform(max_entries);
+          ReadOptions ro;
+          if (bounded) {
+            keys_.Present(std::min(k + 100, config_.num), upper.data());
+            ro.iterate_upper_bound = upper;
+          }
           const uint64_t t0 = NowNanos();
+          // An iterator per scan, as YCSB and most applications make them.
+          std::unique_ptr<Iterator> it = db_->NewIterator(ro);
           it->Seek(key);
-          const bool hit = it->Valid() && it->key() == key;
+          if (it->Valid() && it->key() == key) ++my_found;
+          uint64_t j = 0;
+          for (; j < n && it->Valid(); it->Next(), ++j) {
+            my_bytes += it->key().size() + it->value().size();
+          }
+          if (absl::Status st = it->status(); !st.ok()) return st;
+          it.reset();
           lat->Add(double(NowNanos() - t0) / 1e3);
-          if (hit) ++my_found;
+          my_entries += j;
           if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
         }
         found += my_found;
-        return it->status();
+        entries += my_entries;
+        bytes += my_bytes;
+        return absl::OkStatus();
       },
       &pr);
   if (!s.ok()) return s;
   r->ops = config_.reads;
   r->found = found;
-  r->bytes = found * (config_.key_size + config_.value_size);
+  r->entries = entries;
+  r->bytes = bytes;
   r->seconds = pr.seconds;
   r->latency_us = std::move(pr.latency_us);
   return absl::OkStatus();
 }
 
-absl::Status Runner::ReadSeq(WorkloadResult* r) {
-  // One scan of the whole database, timed per Next.
+absl::Status Runner::ReadSeq(bool reverse, WorkloadResult* r) {
+  // One walk over the whole database, timed per step.
   Progress progress(r->name, config_.num, config_.progress);
   const uint64_t start = NowNanos();
   std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
   uint64_t n = 0, bytes = 0;
   uint64_t t0 = NowNanos();
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  for (reverse ? it->SeekToLast() : it->SeekToFirst(); it->Valid();
+       reverse ? it->Prev() : it->Next()) {
     const uint64_t t1 = NowNanos();
     r->latency_us.Add(double(t1 - t0) / 1e3);
     t0 = t1;
@@ -534,6 +573,7 @@ absl::Status Runner::ReadSeq(WorkloadResult* r) {
   r->seconds = double(NowNanos() - start) / 1e9;
   r->ops = n;
   r->found = n;
+  r->entries = n;
   r->bytes = bytes;
   return absl::OkStatus();
 }

@@ -69,13 +69,17 @@ struct BenchConfig {
 const std::vector<std::string>& AllWorkloads();
 // Point reads via DB::Get (read*) or DB::MultiGet (multiread*).
 bool IsReadWorkload(std::string_view name);
+// The iterator workloads: seekrandom, scanrandom, seekbounded, readseq,
+// readreverse.
+bool IsScanWorkload(std::string_view name);
 
 // The outcome of one workload.
 struct WorkloadResult {
   std::string name;
   uint64_t ops = 0;
-  uint64_t found = 0;  // reads and seeks: how many found their key
-  uint64_t bytes = 0;  // key+value bytes written or read
+  uint64_t found = 0;    // reads and seeks: how many found their key
+  uint64_t entries = 0;  // scans: entries visited
+  uint64_t bytes = 0;    // key+value bytes written or read
   double seconds = 0;
   double settle_seconds = 0;  // waiting for compactions after a fill
   Histogram latency_us;
@@ -156,8 +160,12 @@ class Runner {
                           bool missing, Histogram* lat, Progress* prog,
                           std::atomic<uint64_t>* found,
                           std::atomic<uint64_t>* bytes);
-  absl::Status SeekRandom(WorkloadResult* r);
-  absl::Status ReadSeq(WorkloadResult* r);
+  // seekrandom (max_entries 0: Seek and one Next), scanrandom (Seek and
+  // 1..max_entries entries) and seekbounded (the same, with an upper bound
+  // 100 keys after the start): reads scans, each with its own iterator.
+  absl::Status Scans(uint64_t max_entries, bool bounded, WorkloadResult* r);
+  // readseq, or readreverse: one walk over every entry.
+  absl::Status ReadSeq(bool reverse, WorkloadResult* r);
   absl::Status Compact(WorkloadResult* r);
   // An error if a read workload's answers were wrong (see runner.cc).
   absl::Status CheckFound(const WorkloadResult& r) const;

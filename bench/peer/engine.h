@@ -31,6 +31,10 @@ struct PeerSettings {
   size_t write_buffer_size = 4 << 20;
   size_t max_file_size = 2 << 20;
   double bits_per_key = 10;
+  // Block compression for every engine: "none" or "snappy".
+  std::string compression = "none";
+  // Scans per scan workload (seekrandom, scanrandom, seekbounded, ycsb_e).
+  uint64_t scans = 100000;
   // sift's filter layout, "blocked" or "binary_fuse" (allocated per level
   // either way); LevelDB and RocksDB keep their own Bloom filters.
   std::string sift_filter = "blocked";
@@ -102,6 +106,20 @@ class Engine {
     }
     return absl::OkStatus();
   }
+  // What a scan walked: entries and their key + value bytes.
+  struct ScanTotals {
+    uint64_t entries = 0;
+    uint64_t bytes = 0;
+  };
+  // One scan with an iterator of its own (as YCSB and LevelDB's db_bench
+  // make one per operation): Seek(start), then Next until `n` entries were
+  // visited, the end, or (when `upper` is not empty) the first key >=
+  // `upper`. Engines with iteration bounds (sift, RocksDB) are given
+  // `upper` as their bound; LevelDB compares each key, as its users must.
+  virtual absl::Status Scan(std::string_view start, std::string_view upper,
+                            uint64_t n, ScanTotals* out) = 0;
+  // Every entry, in order or in reverse, with one iterator.
+  virtual absl::Status ScanAll(bool reverse, ScanTotals* out) = 0;
   // Tables per level (the engine's num-files-at-level<N> property).
   virtual std::vector<int> Shape() = 0;
   // Engine-specific facts for the report (memory properties, own counters).

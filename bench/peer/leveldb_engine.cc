@@ -120,6 +120,36 @@ class LevelDbEngine final : public Engine {
     *found = s.ok();
     return s.IsNotFound() ? absl::OkStatus() : FromLevelDb(s);
   }
+  absl::Status Scan(std::string_view start, std::string_view upper, uint64_t n,
+                    ScanTotals* out) override {
+    std::unique_ptr<leveldb::Iterator> it(
+        db_->NewIterator(leveldb::ReadOptions()));
+    const leveldb::Slice limit(upper.data(), upper.size());
+    uint64_t i = 0;
+    for (it->Seek(leveldb::Slice(start.data(), start.size()));
+         i < n && it->Valid(); it->Next(), ++i) {
+      if (!upper.empty() && it->key().compare(limit) >= 0) break;
+      out->bytes += it->key().size() + it->value().size();
+    }
+    out->entries += i;
+    return FromLevelDb(it->status());
+  }
+  absl::Status ScanAll(bool reverse, ScanTotals* out) override {
+    std::unique_ptr<leveldb::Iterator> it(
+        db_->NewIterator(leveldb::ReadOptions()));
+    uint64_t i = 0;
+    if (reverse) {
+      for (it->SeekToLast(); it->Valid(); it->Prev(), ++i) {
+        out->bytes += it->key().size() + it->value().size();
+      }
+    } else {
+      for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+        out->bytes += it->key().size() + it->value().size();
+      }
+    }
+    out->entries += i;
+    return FromLevelDb(it->status());
+  }
   std::vector<int> Shape() override {
     std::vector<int> shape;
     for (int level = 0; level < 7; ++level) {
@@ -157,7 +187,8 @@ class LevelDbEngine final : public Engine {
     o.write_buffer_size = s.write_buffer_size;
     o.max_file_size = s.max_file_size;
     o.block_size = s.block_size;
-    o.compression = leveldb::kNoCompression;
+    o.compression = s.compression == "snappy" ? leveldb::kSnappyCompression
+                                              : leveldb::kNoCompression;
     o.block_cache = engine->cache_.get();
     o.filter_policy = engine->filter_.get();
     leveldb::DB* db = nullptr;

@@ -244,6 +244,85 @@ absl::Status RunMultiGets(Engine* e, KeyDraws* draws, int key_size,
   return absl::OkStatus();
 }
 
+// The scan workloads (seekrandom, scanrandom, seekbounded, ycsb_e): the
+// ops are scans (each with its iterator), the entries what they visited.
+struct ScanRun {
+  Histogram lat;  // per scan (ycsb_e: per operation)
+  uint64_t ops = 0;
+  uint64_t inserts = 0;
+  uint64_t nanos = 0;
+  uint64_t block_reads = 0;
+  Engine::ScanTotals walked;
+
+  Json ToJson() const {
+    const double seconds = double(nanos) / 1e9;
+    const uint64_t scans = ops - inserts;
+    return {{"ops", ops},
+            {"scans", scans},
+            {"inserts", inserts},
+            {"seconds", seconds},
+            {"ops_per_sec", double(ops) / seconds},
+            {"entries", walked.entries},
+            {"entries_per_sec", double(walked.entries) / seconds},
+            {"entries_per_scan", double(walked.entries) / double(scans)},
+            {"latency_us", LatencyJson(lat)},
+            {"block_reads", block_reads},
+            {"block_reads_per_seek",
+             double(block_reads) / double(std::max<uint64_t>(scans, 1))}};
+  }
+};
+
+// The shape of one scan workload.
+struct ScanShape {
+  const char* name;
+  bool zipfian_start;    // else uniform
+  uint64_t max_entries;  // entries per scan: 1 + uniform [0, max) (0: 2)
+  bool bounded;          // upper bound 100 keys after the start
+  bool inserts;          // 5% of operations insert a new key (YCSB E)
+};
+
+absl::Status RunScans(Engine* e, const KeySpace& keys,
+                      const ValueSource& values, const RandomOrder& order,
+                      const ZipfianGenerator& zipf, const PeerSettings& s,
+                      const ScanShape& shape, uint64_t seed, ScanRun* run) {
+  Random rnd(seed);
+  std::string start(static_cast<size_t>(s.key_size), '\0');
+  std::string upper(static_cast<size_t>(s.key_size), '\0');
+  const uint64_t reads0 = e->counter().foreground_reads();
+  const uint64_t t_start = NowNanos();
+  for (uint64_t op = 0; op < s.scans; ++op) {
+    const uint64_t t0 = NowNanos();
+    if (shape.inserts && rnd.Uniform(100) < 5) {
+      // A new key between two loaded ones (absent keys are the odd numbers).
+      keys.Missing(rnd.Uniform(s.num), start.data());
+      absl::Status st = e->Put(start, values.Get(s.num + op));
+      if (!st.ok()) return st;
+      ++run->inserts;
+    } else {
+      // YCSB scrambles its Zipfian ranks over the key space; the random
+      // order (a bijection) does the same here.
+      const uint64_t i = shape.zipfian_start
+                             ? order.At(zipf.Next(rnd.NextDouble()))
+                             : rnd.Uniform(s.num);
+      keys.Present(i, start.data());
+      const uint64_t n =
+          shape.max_entries == 0 ? 2 : 1 + rnd.Uniform(shape.max_entries);
+      std::string_view limit;
+      if (shape.bounded) {
+        keys.Present(std::min(i + 100, s.num), upper.data());
+        limit = upper;
+      }
+      absl::Status st = e->Scan(start, limit, n, &run->walked);
+      if (!st.ok()) return st;
+    }
+    run->lat.Add(double(NowNanos() - t0) / 1e3);
+    ++run->ops;
+  }
+  run->nanos += NowNanos() - t_start;
+  run->block_reads += e->counter().foreground_reads() - reads0;
+  return absl::OkStatus();
+}
+
 // Runs every workload on one engine; the result as JSON.
 absl::StatusOr<Json> RunEngine(const std::string& engine_name,
                                const PeerSettings& s, const std::string& dir) {
@@ -349,6 +428,39 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
     }
     results["readhot"] = hot.ToJson();
   }
+  // Scans: the YCSB E shape and its parts, then whole-database walks.
+  // seekbounded is scanrandom with an upper bound 100 keys after the start;
+  // ycsb_e (zipfian starts, 5% inserts) runs last since it writes.
+  const ScanShape scan_shapes[] = {
+      {"seekrandom", false, 0, false, false},
+      {"scanrandom", false, 100, false, false},
+      {"seekbounded", false, 100, true, false},
+      {"ycsb_e", true, 100, false, true},
+  };
+  for (const ScanShape& shape : scan_shapes) {
+    ScanRun run;
+    if (absl::Status st = RunScans(e, keys, values, order, zipf, s, shape,
+                                   stream(20 + (&shape - scan_shapes)), &run);
+        !st.ok()) {
+      return st;
+    }
+    results[shape.name] = run.ToJson();
+    if (std::string_view(shape.name) == "seekbounded") {
+      for (const bool reverse : {false, true}) {
+        ScanRun all;
+        const uint64_t reads0 = e->counter().foreground_reads();
+        const uint64_t t0 = NowNanos();
+        if (absl::Status st = e->ScanAll(reverse, &all.walked); !st.ok()) {
+          return st;
+        }
+        all.nanos = NowNanos() - t0;
+        all.ops = 1;
+        all.block_reads = e->counter().foreground_reads() - reads0;
+        all.lat.Add(double(all.nanos) / 1e3);
+        results[reverse ? "readreverse" : "readseq"] = all.ToJson();
+      }
+    }
+  }
   out["results"] = std::move(results);
   out["files_per_level"] = e->Shape();
   out["extra"] = e->Extra();
@@ -410,14 +522,16 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
   std::printf(
       "peer_bench: %s keys x %d B, values %d B, %s reads per read workload; "
       "%zu KiB blocks, %.0f MiB block cache, %.0f MiB write buffer, %.0f MiB "
-      "tables, %g bits/key (sift: %s), no compression; MultiGet batches of "
+      "tables, %g bits/key (sift: %s), compression %s; MultiGet batches of "
       "%d keys, each alternating with its single-key workload in %d "
-      "slices; one engine at a time, each in its own process\n\n",
+      "slices; scan workloads %s scans each; one engine at a time, each in "
+      "its own process\n\n",
       absl::StrCat(s.num).c_str(), s.key_size, s.value_size,
       absl::StrCat(s.reads).c_str(), s.block_size / 1024,
       s.cache_size / 1048576.0, s.write_buffer_size / 1048576.0,
       s.max_file_size / 1048576.0, s.bits_per_key, s.sift_filter.c_str(),
-      s.batch_size, s.read_slices);
+      s.compression.c_str(), s.batch_size, s.read_slices,
+      absl::StrCat(s.scans).c_str());
   const Json* sift = nullptr;
   std::vector<const Json*> peers;
   for (const Json& r : runs) {
@@ -469,6 +583,24 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
        1.3, 0},
       {"multireadmissing", "block_reads_per_get", nullptr, "blk reads/key",
        false, "", 0, 0},
+      {"seekrandom", "ops_per_sec", nullptr, "seeks/s", true, ">= 2.00x", 2.0,
+       0},
+      {"seekrandom", "block_reads_per_seek", nullptr, "blk reads/Seek", false,
+       "", 0, 0},
+      {"scanrandom", "ops_per_sec", nullptr, "scans/s", true, ">= 1.50x", 1.5,
+       0},
+      {"scanrandom", "entries_per_sec", nullptr, "entries/s", true, "", 0, 0},
+      {"scanrandom", "block_reads_per_seek", nullptr, "blk reads/Seek", false,
+       "", 0, 0},
+      {"seekbounded", "ops_per_sec", nullptr, "scans/s", true, "", 0, 0},
+      {"seekbounded", "block_reads_per_seek", nullptr, "blk reads/Seek", false,
+       "", 0, 0},
+      {"readseq", "entries_per_sec", nullptr, "entries/s", true, ">= 1.30x",
+       1.3, 0},
+      {"readreverse", "entries_per_sec", nullptr, "entries/s", true, ">= 1.30x",
+       1.3, 0},
+      {"ycsb_e", "ops_per_sec", nullptr, "ops/s", true, ">= 1.50x", 1.5, 0},
+      {"ycsb_e", "latency_us", "p99", "p99 us", false, "", 0, 0},
   };
   const char* last_workload = "";
   for (const Row& row : rows) {
@@ -482,9 +614,9 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
     last_workload = row.workload;
     for (const Json& r : runs) {
       const double v = value(r);
-      if (std::string(row.field) == "block_reads_per_get") {
+      if (std::string_view(row.field).starts_with("block_reads_per")) {
         std::printf(" %12.4f", v);
-      } else if (std::string(row.field) == "ops_per_sec") {
+      } else if (std::string_view(row.field).ends_with("_per_sec")) {
         std::printf(" %12.0f", v);
       } else {
         std::printf(" %12.2f", v);
@@ -607,6 +739,13 @@ int Main(int argc, char** argv) {
   app.add_option("--key_size", s.key_size, "Key bytes");
   app.add_option("--value_size", s.value_size, "Value bytes");
   app.add_option("--bits_per_key", s.bits_per_key, "Filter bits per key");
+  app.add_option("--compression", s.compression,
+                 "Block compression of every engine")
+      ->check(CLI::IsMember({"none", "snappy"}));
+  app.add_option("--scans", s.scans,
+                 "Operations per scan workload (seekrandom, scanrandom, "
+                 "seekbounded, ycsb_e)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--sift_filter", s.sift_filter,
                  "sift's filter layout (LevelDB and RocksDB keep Bloom "
                  "filters)")
@@ -705,7 +844,8 @@ int Main(int argc, char** argv) {
                        {"read_slices", s.read_slices},
                        {"sift_filter", s.sift_filter},
                        {"direct_reads", s.direct_reads},
-                       {"compression", "none"}};
+                       {"compression", s.compression},
+                       {"scans", s.scans}};
     doc["runs"] = runs;
     std::printf("%s\n", doc.dump(2).c_str());
   } else {

@@ -193,6 +193,36 @@ class RocksDbEngine final : public Engine {
     }
     return absl::OkStatus();
   }
+  absl::Status Scan(std::string_view start, std::string_view upper, uint64_t n,
+                    ScanTotals* out) override {
+    rocksdb::ReadOptions ro;
+    const rocksdb::Slice limit(upper.data(), upper.size());
+    if (!upper.empty()) ro.iterate_upper_bound = &limit;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    uint64_t i = 0;
+    for (it->Seek(rocksdb::Slice(start.data(), start.size()));
+         i < n && it->Valid(); it->Next(), ++i) {
+      out->bytes += it->key().size() + it->value().size();
+    }
+    out->entries += i;
+    return FromRocksDb(it->status());
+  }
+  absl::Status ScanAll(bool reverse, ScanTotals* out) override {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db_->NewIterator(rocksdb::ReadOptions()));
+    uint64_t i = 0;
+    if (reverse) {
+      for (it->SeekToLast(); it->Valid(); it->Prev(), ++i) {
+        out->bytes += it->key().size() + it->value().size();
+      }
+    } else {
+      for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+        out->bytes += it->key().size() + it->value().size();
+      }
+    }
+    out->entries += i;
+    return FromRocksDb(it->status());
+  }
   std::vector<int> Shape() override {
     std::vector<int> shape;
     for (int level = 0; level < 7; ++level) {
@@ -234,7 +264,8 @@ class RocksDbEngine final : public Engine {
     o.env = engine->env_.get();
     o.write_buffer_size = s.write_buffer_size;
     o.target_file_size_base = s.max_file_size;
-    o.compression = rocksdb::kNoCompression;
+    o.compression = s.compression == "snappy" ? rocksdb::kSnappyCompression
+                                              : rocksdb::kNoCompression;
     o.max_open_files = 1000;
     // Direct reads of tables (Get and compaction inputs; RocksDB reads
     // compaction inputs ahead on its own when direct). Flush and compaction

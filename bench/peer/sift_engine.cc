@@ -7,6 +7,7 @@
 #include "bench/peer/engine.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/iterator.h"
 
 namespace sift::bench {
 namespace {
@@ -118,6 +119,33 @@ class SiftEngine final : public Engine {
     }
     return absl::OkStatus();
   }
+  absl::Status Scan(std::string_view start, std::string_view upper, uint64_t n,
+                    ScanTotals* out) override {
+    ReadOptions ro;
+    if (!upper.empty()) ro.iterate_upper_bound = upper;
+    std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+    uint64_t i = 0;
+    for (it->Seek(start); i < n && it->Valid(); it->Next(), ++i) {
+      out->bytes += it->key().size() + it->value().size();
+    }
+    out->entries += i;
+    return it->status();
+  }
+  absl::Status ScanAll(bool reverse, ScanTotals* out) override {
+    std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
+    uint64_t i = 0;
+    if (reverse) {
+      for (it->SeekToLast(); it->Valid(); it->Prev(), ++i) {
+        out->bytes += it->key().size() + it->value().size();
+      }
+    } else {
+      for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+        out->bytes += it->key().size() + it->value().size();
+      }
+    }
+    out->entries += i;
+    return it->status();
+  }
   std::vector<int> Shape() override {
     std::vector<int> shape;
     for (int level = 0;; ++level) {
@@ -158,7 +186,8 @@ class SiftEngine final : public Engine {
     o.write_buffer_size = s.write_buffer_size;
     o.max_file_size = s.max_file_size;
     o.block_size = s.block_size;
-    o.compression = Compression::kNone;
+    o.compression =
+        s.compression == "snappy" ? Compression::kSnappy : Compression::kNone;
     o.block_cache_capacity = s.cache_size;
     o.filter_bits_per_key = s.bits_per_key;
     o.filter_kind = s.sift_filter == "binary_fuse" ? FilterKind::kBinaryFuse
