@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/table_file_writer.h"
 #include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
@@ -406,6 +407,45 @@ TEST_F(RepairTest, NewestVersionWinsAcrossTables) {
   ExpectContents(model_);
   std::string value;
   EXPECT_TRUE(absl::IsNotFound(db_->Get(ReadOptions(), "gone", &value)));
+}
+
+// An ingested table stores its entries at sequence 0; the sequence it was
+// ingested at lived only in the MANIFEST. After repair it still hides the
+// older values it was ingested over, and later writes still hide it.
+TEST_F(RepairTest, IngestedTableKeepsItsPlaceInTheOrder) {
+  ASSERT_TRUE(Open().ok());
+  Put("x", "old");
+  Put("y", "old");
+  ASSERT_TRUE(db_->Flush().ok());
+  {
+    const std::string path = "/ingest.sst";
+    absl::StatusOr<std::unique_ptr<TableFileWriter>> writer =
+        TableFileWriter::Open(options_, path);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_TRUE((*writer)->Put("x", "ingested").ok());
+    ASSERT_TRUE((*writer)->Put("y", "ingested").ok());
+    ASSERT_TRUE((*writer)->Put("z", "ingested").ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+    ASSERT_TRUE(db_->IngestExternalFiles({path}, IngestOptions()).ok());
+    model_["y"] = "ingested";
+    model_["z"] = "ingested";
+  }
+  Put("x", "new");
+  ASSERT_TRUE(db_->Flush().ok());
+  Delete("z");  // in the WAL only
+  ExpectContents(model_);
+  Close();
+  RemoveManifests();
+  ASSERT_FALSE(Open().ok());
+
+  ASSERT_TRUE(Repair().ok());
+  ASSERT_TRUE(Open().ok());
+  ExpectContents(model_);
+  std::string value;
+  EXPECT_TRUE(absl::IsNotFound(db_->Get(ReadOptions(), "z", &value)));
+  // New writes are numbered above everything recovered.
+  Put("y", "newest");
+  ExpectContents(model_);
 }
 
 TEST_F(RepairTest, ManyOverwritesAndDeletesResolveToTheNewest) {
