@@ -28,8 +28,9 @@ TEST(KvtoolCliTest, UsageErrorsExitTwo) {
 }
 
 TEST(KvtoolCliTest, EveryCommandHasHelp) {
-  for (const char* command : {"get", "put", "delete", "scan", "compact", "info",
-                              "sst", "filter", "wal", "manifest", "verify"}) {
+  for (const char* command :
+       {"get", "put", "delete", "scan", "compact", "info", "sst", "filter",
+        "wal", "manifest", "verify", "repair"}) {
     ToolResult r = RunKvtool({command, "--help"});
     EXPECT_EQ(r.code, 0) << command;
     EXPECT_NE(r.out.find("--json"), std::string::npos) << command << r.out;
