@@ -227,6 +227,14 @@ class DBIter final : public Iterator {
       // Before the lower bound: as if the front were reached (iter_ stays
       // before saved_key_'s entries, as the invariant wants).
       if (BeforeLowerBound(ikey.user_key)) break;
+      // At or past the upper bound: passed over. A walk that starts at the
+      // bound (SeekToLast) begins below it, but entries newer than this
+      // iterator's sequence that a memtable took meanwhile may show up above
+      // the bound too.
+      if (PastUpperBound(ikey.user_key)) {
+        iter_->Prev();
+        continue;
+      }
       if (ikey.sequence <= sequence_) {
         if (value_type != kTypeDeletion &&
             ucmp_->Compare(ikey.user_key, saved_key_) < 0) {

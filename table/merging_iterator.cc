@@ -112,6 +112,14 @@ class MergingIterator final : public Iterator {
         } else {
           child->SeekToLast();
         }
+        // A child can grow while it is read (a memtable takes writes newer
+        // than any reader's sequence): what SeekToLast finds may have been
+        // added after the Seek found nothing at or after `saved`. Step back
+        // over anything that does not come before the current entry.
+        while (child->Valid() &&
+               !BeforeInReverse(i, child->key(), saved, current_index_)) {
+          child->Prev();
+        }
         if (!CheckChild(i)) return;
       }
       direction_ = kReverse;
@@ -157,6 +165,14 @@ class MergingIterator final : public Iterator {
         comparator_->Compare(children_[i]->key(), children_[j]->key());
     return direction_ == kForward ? (c < 0 || (c == 0 && i < j))
                                   : (c > 0 || (c == 0 && i > j));
+  }
+
+  // True if child i's entry `key` comes before (saved, child current) in
+  // the (key, child) order, that is, after it going backward.
+  bool BeforeInReverse(size_t i, std::string_view key, std::string_view saved,
+                       size_t current) const {
+    const int c = comparator_->Compare(key, saved);
+    return c < 0 || (c == 0 && i < current);
   }
 
   // Rank every valid child: the first in the direction of travel becomes

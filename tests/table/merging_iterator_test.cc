@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -171,6 +172,58 @@ TEST(MergingIteratorTest, ChildFailingOnSeekIsReported) {
   it->Seek("a");
   EXPECT_FALSE(it->Valid());
   EXPECT_TRUE(absl::IsUnavailable(it->status()));
+}
+
+// A child that takes a new, larger key between a Seek that found nothing at
+// or after its target and the SeekToLast that follows, as a memtable taking
+// writes does while it is read.
+class GrowingIterator final : public Iterator {
+ public:
+  GrowingIterator(KVs kvs, std::pair<std::string, std::string> later)
+      : kvs_(std::move(kvs)),
+        later_(std::move(later)),
+        inner_(std::make_unique<VectorIterator>(kvs_)) {}
+  bool Valid() const override { return inner_->Valid(); }
+  void SeekToFirst() override { inner_->SeekToFirst(); }
+  void SeekToLast() override {
+    if (!grown_) {
+      kvs_.push_back(later_);
+      inner_ = std::make_unique<VectorIterator>(kvs_);
+      grown_ = true;
+    }
+    inner_->SeekToLast();
+  }
+  void Seek(std::string_view target) override { inner_->Seek(target); }
+  void Next() override { inner_->Next(); }
+  void Prev() override { inner_->Prev(); }
+  std::string_view key() const override { return inner_->key(); }
+  std::string_view value() const override { return inner_->value(); }
+  absl::Status status() const override { return inner_->status(); }
+
+ private:
+  KVs kvs_;
+  std::pair<std::string, std::string> later_;
+  bool grown_ = false;
+  std::unique_ptr<VectorIterator> inner_;
+};
+
+TEST(MergingIteratorTest, TurningBackwardStepsOverWhatAChildGainedMeanwhile) {
+  std::vector<std::unique_ptr<Iterator>> its;
+  its.push_back(std::make_unique<GrowingIterator>(
+      KVs{{"a", "1"}, {"c", "1"}}, std::make_pair(std::string("z"), "1")));
+  its.push_back(std::make_unique<VectorIterator>(KVs{{"b", "2"}, {"d", "2"}}));
+  auto it = NewMergingIterator(BytewiseComparator(), std::move(its));
+  it->Seek("d");
+  ASSERT_TRUE(it->Valid());
+  ASSERT_EQ(it->key(), "d");
+  // The first child has nothing at or after "d" until it gains "z"; turning
+  // backward must still land on the entry just before "d".
+  it->Prev();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "c");
+  it->Prev();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "b");
 }
 
 TEST(EmptyIteratorTest, CarriesItsStatus) {
