@@ -24,6 +24,8 @@ PACKAGES=(cmake ninja-build g++ make pkg-config git
 # Debian's interpreter /usr/bin/python3.
 PACKAGES+=(python3 python3-dev python3-pip python3-venv python3-setuptools pybind11-dev
            python3-pytest python3-plyvel python3-lmdb)
+# sift.dask (python/sift/dask.py) runs on Debian's Dask, distributed and pandas.
+PACKAGES+=(python3-dask python3-distributed python3-pandas)
 
 install_missing() {
   local missing=()
