@@ -21,7 +21,9 @@ from ._sift import (
     TableWriter,
     WriteBatch,
     destroy_db,
+    entries_checksum,
     repair_db,
+    write_table,
 )
 
 __all__ = [
@@ -38,6 +40,8 @@ __all__ = [
     "IteratorInvalidError",
     "destroy_db",
     "repair_db",
+    "write_table",
+    "entries_checksum",
 ]
 
 __version__ = "0.1.0"

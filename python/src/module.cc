@@ -11,6 +11,7 @@
 
 #include "fast_paths.h"
 #include "handles.h"
+#include "table_batch.h"
 #include "sift/read_stats.h"
 
 namespace sift_python {
@@ -598,6 +599,27 @@ void DefineIterators(py::module_& m) {
       .def("__exit__", [](RawIterator& self, py::args) { self.Close(); });
 }
 
+// The table layout keywords of TableWriter() and write_table().
+sift::Options TableOptions(const py::object& block_size,
+                           const py::object& block_restart_interval,
+                           const py::object& compression,
+                           const py::object& bloom_filter_bits,
+                           const py::object& filter_kind) {
+  sift::Options o;
+  SetIfGiven(&o.block_size, block_size, "block_size");
+  SetIfGiven(&o.block_restart_interval, block_restart_interval,
+             "block_restart_interval");
+  SetCompression(&o, compression);
+  SetFilter(&o, bloom_filter_bits, filter_kind);
+  return o;
+}
+
+#define SIFT_TABLE_KWARGS                                      \
+  arg("block_size") = py::none(),                              \
+  arg("block_restart_interval") = py::none(),                  \
+  arg("compression") = "snappy", arg("bloom_filter_bits") = 10, \
+  arg("filter_kind") = py::none()
+
 void DefineWriters(py::module_& m) {
   py::class_<WriteBatchHandle>(m, "WriteBatch")
       .def("clear", &WriteBatchHandle::Clear)
@@ -615,18 +637,12 @@ void DefineWriters(py::module_& m) {
           py::init([](py::object path, py::object block_size,
                       py::object block_restart_interval, py::object compression,
                       py::object bloom_filter_bits, py::object filter_kind) {
-            sift::Options o;
-            SetIfGiven(&o.block_size, block_size, "block_size");
-            SetIfGiven(&o.block_restart_interval, block_restart_interval,
-                       "block_restart_interval");
-            SetCompression(&o, compression);
-            SetFilter(&o, bloom_filter_bits, filter_kind);
-            return new TableWriterHandle(std::move(path), o);
+            return new TableWriterHandle(
+                std::move(path),
+                TableOptions(block_size, block_restart_interval, compression,
+                             bloom_filter_bits, filter_kind));
           }),
-          arg("path"), py::kw_only(), arg("block_size") = py::none(),
-          arg("block_restart_interval") = py::none(),
-          arg("compression") = "snappy", arg("bloom_filter_bits") = 10,
-          arg("filter_kind") = py::none())
+          arg("path"), py::kw_only(), SIFT_TABLE_KWARGS)
       .def("put", &TableWriterHandle::Put, arg("key"), arg("value"))
       .def("delete", &TableWriterHandle::Delete, arg("key"))
       .def("finish", &TableWriterHandle::Finish)
@@ -643,6 +659,21 @@ void DefineWriters(py::module_& m) {
           self.Abandon();
         }
       });
+  // A partition at once: python/src/table_batch.cc.
+  m.def(
+      "write_table",
+      [](py::object path, py::handle keys, py::handle values,
+         py::object block_size, py::object block_restart_interval,
+         py::object compression, py::object bloom_filter_bits,
+         py::object filter_kind) {
+        return WriteTableBatch(
+            path, keys, values,
+            TableOptions(block_size, block_restart_interval, compression,
+                         bloom_filter_bits, filter_kind));
+      },
+      arg("path"), arg("keys"), arg("values"), py::kw_only(),
+      SIFT_TABLE_KWARGS);
+  m.def("entries_checksum", &EntriesChecksum, arg("keys"), arg("values"));
 }
 
 void DefineFunctions(py::module_& m) {

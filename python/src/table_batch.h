@@ -1,0 +1,40 @@
+// The table writer's batch call: a whole partition of keys and values in, one
+// sorted table file out, with the sorting done in C++ with the GIL released.
+// sift.dask builds its tables on Dask workers through it, so that a
+// partition costs one Python call instead of one per row.
+#ifndef SIFT_PYTHON_SRC_TABLE_BATCH_H_
+#define SIFT_PYTHON_SRC_TABLE_BATCH_H_
+
+#include <pybind11/pybind11.h>
+
+#include "sift/options.h"
+
+namespace sift_python {
+
+namespace py = pybind11;
+
+// Writes the entries keys[i] -> values[i] to a new table file at `path`
+// (created or truncated), laid out as `options` says (block size, restart
+// interval, compression, filter). `keys` and `values` are sequences of equal
+// length (lists, tuples, numpy object arrays...); every key must be `bytes`,
+// every value `bytes` or an object with the buffer protocol (TypeError naming
+// the position otherwise). The entries are sorted bytewise; of several
+// entries with one key the one that comes last in the input is kept (as
+// repeated puts would leave it). Returns a dict: path, smallest_key,
+// largest_key, num_entries, file_size, checksum (EntriesChecksum of the
+// entries written) and duplicates (entries dropped as overwritten); or None,
+// and no file, when the input is empty. On an error no file is left at
+// `path`.
+py::object WriteTableBatch(py::handle path, py::handle keys, py::handle values,
+                           const sift::Options& options);
+
+// An order-independent checksum of distinct entries: the sum, modulo 2^64,
+// over the entries of XXH3-64(value, seed = XXH3-64(key)). Sums of disjoint
+// sets of entries add up, so the checksums of the tables of a load add up to
+// the checksum of the entries a full scan of the loaded database returns.
+// Same argument rules as WriteTableBatch; duplicates are not removed.
+uint64_t EntriesChecksum(py::handle keys, py::handle values);
+
+}  // namespace sift_python
+
+#endif  // SIFT_PYTHON_SRC_TABLE_BATCH_H_
