@@ -1,0 +1,344 @@
+'use strict'
+
+const fsp = require('fs/promises')
+const {
+  AbstractLevel,
+  AbstractIterator,
+  AbstractKeyIterator,
+  AbstractValueIterator,
+  AbstractChainedBatch,
+  AbstractSnapshot
+} = require('abstract-level')
+const binding = require('./binding')
+
+const kNative = Symbol('native')
+const kLocation = Symbol('location')
+const kCache = Symbol('cache')
+const kPosition = Symbol('position')
+const kRun = Symbol('run')
+const kDone = Symbol('done')
+const kError = Symbol('error')
+
+// sift's enumerations, by the names the options accept.
+const COMPRESSION = { none: 0, snappy: 1 }
+const FILTER_KIND = { standard: 1, blocked: 2, 'binary-fuse': 3 }
+const FILTER_ALLOCATION = { uniform: 1, optimal: 2 }
+
+// Open options that map to a numeric sift::Options field, checked here for
+// type; sift's Open checks ranges and names the field when one is outside.
+const NUMERIC_OPTIONS = [
+  'writeBufferSize', 'maxFileSize', 'blockSize', 'blockRestartInterval',
+  'cacheSize', 'maxOpenFiles', 'filterBitsPerKey'
+]
+const BOOLEAN_OPTIONS = ['paranoidChecks', 'mmapReads', 'directReads']
+
+function enumOption (options, name, table) {
+  const value = options[name]
+  if (value === undefined) return undefined
+  if (!Object.prototype.hasOwnProperty.call(table, value)) {
+    throw new TypeError(
+      `The '${name}' option must be one of ${Object.keys(table).map(k => `'${k}'`).join(', ')}`
+    )
+  }
+  return table[value]
+}
+
+// The flat options object the native open reads.
+function nativeOpenOptions (options) {
+  const out = {
+    createIfMissing: options.createIfMissing !== false,
+    errorIfExists: options.errorIfExists === true
+  }
+  for (const name of NUMERIC_OPTIONS) {
+    const value = options[name]
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new TypeError(`The '${name}' option must be a finite number`)
+    }
+    out[name] = value
+  }
+  for (const name of BOOLEAN_OPTIONS) {
+    const value = options[name]
+    if (value === undefined) continue
+    if (typeof value !== 'boolean') {
+      throw new TypeError(`The '${name}' option must be a boolean`)
+    }
+    out[name] = value
+  }
+  // classic-level's boolean `compression` is accepted too.
+  let compression = options.compression
+  if (compression === true) compression = 'snappy'
+  if (compression === false) compression = 'none'
+  out.compression = enumOption({ compression }, 'compression', COMPRESSION)
+  out.filterKind = enumOption(options, 'filterKind', FILTER_KIND)
+  out.filterAllocation = enumOption(options, 'filterAllocation', FILTER_ALLOCATION)
+  return out
+}
+
+function nativeSnapshot (options) {
+  return options.snapshot != null ? options.snapshot[kNative] : null
+}
+
+class SiftLevel extends AbstractLevel {
+  constructor (location, options) {
+    if (typeof location !== 'string' || location === '') {
+      throw new TypeError("The first argument 'location' must be a non-empty string")
+    }
+
+    super({
+      // Strings go to the addon as they are and come back as strings when
+      // asked for utf8; everything else as bytes.
+      encodings: { buffer: true, view: true, utf8: true },
+      implicitSnapshots: true,
+      explicitSnapshots: true,
+      has: true,
+      permanence: true,
+      seek: true,
+      createIfMissing: true,
+      errorIfExists: true,
+      additionalMethods: {
+        flush: true,
+        compactRange: true,
+        getProperty: true
+      }
+    }, options)
+
+    this[kLocation] = location
+    this[kNative] = new binding.Database(location)
+  }
+
+  get location () {
+    return this[kLocation]
+  }
+
+  // sift's read counters since open (sift/read_stats.h): gets, memtableHits,
+  // tablesProbed, filterNegatives, filterPositives, filterFalsePositives,
+  // blockCacheHits, blockReads, bytesRead, ..., measuredFpr,
+  // readAmplification.
+  get readStats () {
+    return this[kNative].readStats()
+  }
+
+  async _open (options) {
+    const native = nativeOpenOptions(options)
+    if (native.createIfMissing) {
+      await fsp.mkdir(this[kLocation], { recursive: true })
+    }
+    return this[kNative].open(native)
+  }
+
+  async _close () {
+    return this[kNative].close()
+  }
+
+  async _put (key, value, options) {
+    return this[kNative].put(key, value, options.sync === true)
+  }
+
+  async _del (key, options) {
+    return this[kNative].del(key, options.sync === true)
+  }
+
+  async _get (key, options) {
+    return this[kNative].get(key, options.valueEncoding === 'utf8',
+      options.fillCache !== false, nativeSnapshot(options))
+  }
+
+  async _getMany (keys, options) {
+    return this[kNative].getMany(keys, options.valueEncoding === 'utf8',
+      options.fillCache !== false, nativeSnapshot(options))
+  }
+
+  async _has (key, options) {
+    return this[kNative].has(key, nativeSnapshot(options))
+  }
+
+  async _hasMany (keys, options) {
+    return this[kNative].hasMany(keys, nativeSnapshot(options))
+  }
+
+  async _batch (operations, options) {
+    return this[kNative].batch(operations, options.sync === true)
+  }
+
+  _chainedBatch () {
+    return new SiftChainedBatch(this)
+  }
+
+  async _clear (options) {
+    return this[kNative].clear(options, nativeSnapshot(options))
+  }
+
+  _snapshot (options) {
+    return new SiftSnapshot(this, options)
+  }
+
+  _iterator (options) {
+    return new SiftIterator(this, options, true, true)
+  }
+
+  _keys (options) {
+    return new SiftKeyIterator(this, options, true, false)
+  }
+
+  _values (options) {
+    return new SiftValueIterator(this, options, false, true)
+  }
+
+  // Writes the memtable to a table on disk; resolves once it is durable.
+  async flush () {
+    if (this.status === 'opening') return this.deferAsync(() => this.flush())
+    return this[kNative].flush()
+  }
+
+  // Compacts the tables holding keys in [start, end] (null or undefined: that
+  // side is open); keys as the database's keyEncoding encodes them.
+  async compactRange (start, end, options) {
+    if (this.status === 'opening') {
+      return this.deferAsync(() => this.compactRange(start, end, options))
+    }
+    const keyEncoding = this.keyEncoding(options && options.keyEncoding)
+    const encode = (k) => k == null ? null : keyEncoding.encode(k)
+    return this[kNative].compactRange(encode(start), encode(end))
+  }
+
+  // One of sift's properties as text (sift.stats, sift.num-files-at-level<N>,
+  // sift.filter-memory-bytes ...), or undefined for an unknown name.
+  getProperty (name) {
+    return this[kNative].getProperty(name)
+  }
+}
+
+class SiftSnapshot extends AbstractSnapshot {
+  // options.owner is the database (or sublevel) that closes the snapshot
+  // with itself; the snapshot is of `db`, the root database.
+  constructor (db, options) {
+    super(options)
+    this[kNative] = new binding.Snapshot(db[kNative])
+  }
+
+  async _close () {
+    this[kNative].close()
+  }
+}
+
+class SiftChainedBatch extends AbstractChainedBatch {
+  constructor (db) {
+    super(db)
+    this[kNative] = new binding.Batch()
+  }
+
+  _put (key, value, options) {
+    this[kNative].put(key, value)
+  }
+
+  _del (key, options) {
+    this[kNative].del(key)
+  }
+
+  _clear () {
+    this[kNative].clear()
+  }
+
+  async _write (options) {
+    return this.db[kNative].write(this[kNative], options.sync === true)
+  }
+
+  async _close () {
+    this[kNative].clear()
+  }
+}
+
+// The reading half shared by the three iterator classes (entries, keys,
+// values). next() reads runs ahead, starting short (a caller that wants one
+// entry pays for a few) and growing to 1,000 entries per trip to the thread
+// pool; nextv() and all() ask for what they need in one trip.
+const FIRST_RUN = 8
+const MAX_RUN = 1000
+
+function iteratorClass (Base) {
+  return class extends Base {
+    constructor (db, options, keys, values) {
+      super(db, options)
+      // abstract-level has attached this iterator to the database already, so
+      // a failure here (a closed snapshot) must leave an object it can close;
+      // the error surfaces on the first read.
+      try {
+        this[kNative] = new binding.Iterator(db[kNative], options,
+          nativeSnapshot(options), keys, values)
+        this[kError] = null
+      } catch (err) {
+        this[kNative] = null
+        this[kError] = err
+      }
+      this[kCache] = []
+      this[kPosition] = 0
+      this[kRun] = FIRST_RUN
+      this[kDone] = false
+    }
+
+    _seek (target, options) {
+      if (this[kNative] === null) return
+      this[kNative].seek(target)
+      this[kCache] = []
+      this[kPosition] = 0
+      this[kRun] = FIRST_RUN
+      this[kDone] = false
+    }
+
+    async _next () {
+      if (this[kPosition] < this[kCache].length) {
+        return this[kCache][this[kPosition]++]
+      }
+      if (this[kDone]) return undefined
+      if (this[kNative] === null) throw this[kError]
+      const run = this[kRun]
+      const items = await this[kNative].next(run)
+      this[kRun] = Math.min(run * 4, MAX_RUN)
+      // A short run means the end (of the range, the limit or the data).
+      if (items.length < run) this[kDone] = true
+      this[kCache] = items
+      this[kPosition] = 0
+      return items.length > 0 ? items[this[kPosition]++] : undefined
+    }
+
+    async _nextv (size, options) {
+      const cached = this[kCache].length - this[kPosition]
+      if (cached > 0) {
+        const n = Math.min(size, cached)
+        const chunk = this[kCache].slice(this[kPosition], this[kPosition] + n)
+        this[kPosition] += n
+        return chunk
+      }
+      if (this[kDone]) return []
+      if (this[kNative] === null) throw this[kError]
+      const items = await this[kNative].next(size)
+      if (items.length < size) this[kDone] = true
+      return items
+    }
+
+    async _all (options) {
+      const head = this[kCache].slice(this[kPosition])
+      this[kCache] = []
+      this[kPosition] = 0
+      if (this[kDone]) return head
+      if (this[kNative] === null) throw this[kError]
+      this[kDone] = true
+      // abstract-level stops calling once the limit is met, and the addon
+      // itself never returns more than the limit: ask for everything.
+      const rest = await this[kNative].next(2 ** 30)
+      return head.length === 0 ? rest : head.concat(rest)
+    }
+
+    async _close () {
+      this[kCache] = []
+      if (this[kNative] !== null) this[kNative].close()
+    }
+  }
+}
+
+const SiftIterator = iteratorClass(AbstractIterator)
+const SiftKeyIterator = iteratorClass(AbstractKeyIterator)
+const SiftValueIterator = iteratorClass(AbstractValueIterator)
+
+exports.SiftLevel = SiftLevel

@@ -1,0 +1,32 @@
+'use strict'
+
+// Builds the addon with CMake into <repository>/build/node (or
+// SIFT_LEVEL_BUILD_DIR): configured once, then incremental. Runs as the
+// package's install script, so `npm install` in node/ (or `npm install ./node`
+// from the repository) builds it. No download: Node's headers come with Node
+// (/usr/include/node), node-addon-api from npm.
+const { spawnSync } = require('child_process')
+const fs = require('fs')
+const path = require('path')
+
+const source = path.join(__dirname, '..')
+const build = process.env.SIFT_LEVEL_BUILD_DIR ||
+  path.join(source, '..', 'build', 'node')
+const jobs = process.env.SIFT_BUILD_JOBS || '2'
+
+function run (args) {
+  const result = spawnSync('cmake', args, { stdio: 'inherit' })
+  if (result.error) {
+    console.error(`sift-level: cannot run cmake: ${result.error.message}`)
+    process.exit(1)
+  }
+  if (result.status !== 0) process.exit(result.status ?? 1)
+}
+
+if (!fs.existsSync(path.join(build, 'CMakeCache.txt'))) {
+  const generator = spawnSync('ninja', ['--version']).status === 0
+    ? ['-G', 'Ninja']
+    : []
+  run(['-S', source, '-B', build, '-DCMAKE_BUILD_TYPE=Release', ...generator])
+}
+run(['--build', build, '-j', jobs])
