@@ -86,6 +86,32 @@ python_tests() {
    PYTHONPATH="$site" /usr/bin/python3 -m pytest -q -p no:cacheprovider "$root/python/tests")
 }
 
+# The Node.js package (node/): npm ci (or npm install without a lock) in node/, which runs the
+# package's install script, the CMake build of the addon in build/node (reused, incremental); then
+# npm test (abstract-level's compliance suite and the package's own tests, one TAP stream) and a
+# plain count from tape's summary. Node and npm are not among the PACKAGES: Debian's nodejs would
+# conflict with the Node 20 / npm 11 these machines carry.
+node_tests() {
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "node: node and npm are required for the Node.js package (node/) and were not found on PATH"
+    return 1
+  fi
+  local log="$root/build/node/npm-test.log"
+  (cd node && export SIFT_BUILD_JOBS="$jobs" && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else
+     npm install --no-audit --no-fund; fi) || { echo "node: npm install or the addon build failed"; return 1; }
+  local status=0
+  (cd node && npm test) > "$log" 2>&1 || status=1
+  local passed failed
+  passed=$(sed -n 's/^# pass  *\([0-9]*\)$/\1/p' "$log" | tail -n 1)
+  failed=$(sed -n 's/^# fail  *\([0-9]*\)$/\1/p' "$log" | tail -n 1)
+  echo "node: ${passed:-0} passed, ${failed:-0} failed"
+  if [ "$status" -ne 0 ] || [ "${failed:-0}" -ne 0 ] || [ -z "$passed" ]; then
+    grep -B 2 -A 12 '^not ok' "$log" | head -n 80
+    echo "node: the full TAP output is in $log"
+    return 1
+  fi
+}
+
 run_tests() {
   local failed=0
   echo "== build 1/4: assertions on (RelWithDebInfo, -UNDEBUG)"
@@ -147,6 +173,9 @@ run_tests() {
 
   echo "== python bindings: pip install --no-build-isolation ./python, then its pytest suite"
   python_tests || failed=1
+
+  echo "== node: npm ci in node/ (builds the addon in build/node), then npm test (abstract-level's suite and the package's own)"
+  node_tests || failed=1
 
   if [ $failed -ne 0 ]; then
     echo "== FAILED"
