@@ -46,6 +46,15 @@ void BackgroundWork::Resume() {
   state_.bg_cv.SignalAll();
 }
 
+void BackgroundWork::RequestSeekCompaction(Version::SeekCharge charge) {
+  // Every seek into a table past its budget asks until one request is
+  // taken; the lock is taken only when none is pending.
+  if (state_.versions->SeekCompactionPending()) return;
+  MutexLock lock(&state_.mutex);
+  state_.versions->RequestSeekCompaction(std::move(charge));
+  MaybeSchedule();
+}
+
 absl::Status BackgroundWork::WaitForFlush() {
   while (state_.imm() != nullptr && state_.bg_error.ok()) {
     state_.bg_cv.Wait(&state_.mutex);

@@ -6,6 +6,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "db/compaction.h"
+#include "db/db_iter.h"
 #include "db/db_state.h"
 #include "db/dbformat.h"
 
@@ -15,12 +16,13 @@ namespace sift {
 // time through Env::Schedule (so at most one step runs at once). Each step
 // does the most urgent work: flush the immutable memtable if there is one,
 // else a requested manual compaction, else the compaction the version set
-// picks (a trivial move when the file can move down unchanged). Obsolete files
+// picks (a trivial move when the file can move down unchanged): by size, or,
+// with every level within its target, one that iterator seeks asked for. Obsolete files
 // are deleted after every change to the version. A failure becomes the DB's
 // sticky background error and stops further background work.
 //
 // Thread safety: all methods require the DB mutex (state.mutex).
-class BackgroundWork {
+class BackgroundWork final : public SeekCompactionSink {
  public:
   // `state` is not owned and must outlive this object.
   explicit BackgroundWork(DBState& state);
@@ -42,6 +44,11 @@ class BackgroundWork {
   void Pause() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
   // REQUIRES: paired with an earlier Pause.
   void Resume() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
+  // Records the seek compaction (VersionSet::RequestSeekCompaction) and
+  // schedules a step for it. Takes the DB mutex.
+  void RequestSeekCompaction(Version::SeekCharge charge) override
+      ABSL_LOCKS_EXCLUDED(state_.mutex);
 
   // Wait until the immutable memtable (if any) is flushed. Returns the
   // background error if one stops it.

@@ -1,5 +1,6 @@
 // VersionSet's choice of what to compact next.
 
+#include <algorithm>
 #include <utility>
 
 #include "db/version_set.h"
@@ -42,7 +43,18 @@ void GetRange(const InternalKeyComparator& icmp, const FileList& a,
 }  // namespace
 
 bool VersionSet::NeedsCompaction() const {
-  return current_->compaction_score() >= 1;
+  return current_->compaction_score() >= 1 || seek_compaction_.file != nullptr;
+}
+
+void VersionSet::RequestSeekCompaction(Version::SeekCharge charge) {
+  // The last level has nowhere to go; a file no longer in the current
+  // version was compacted or moved since the seek's version was read.
+  if (seek_compaction_.file != nullptr) return;
+  if (charge.level < 0 || charge.level >= config::kNumLevels - 1) return;
+  const FileList& files = current_->files(charge.level);
+  if (std::find(files.begin(), files.end(), charge.file) == files.end()) return;
+  seek_compaction_ = std::move(charge);
+  seek_compaction_pending_.store(true, std::memory_order_relaxed);
 }
 
 std::unique_ptr<Compaction> VersionSet::NewCompaction(int level,
@@ -53,7 +65,7 @@ std::unique_ptr<Compaction> VersionSet::NewCompaction(int level,
 
 std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   const Version& v = *current_;
-  if (v.compaction_score() < 1) return nullptr;
+  if (v.compaction_score() < 1) return PickSeekCompaction();
   const int level = v.compaction_level();
   const FileList& files = v.files(level);
 
@@ -79,6 +91,25 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
     InternalKey largest;
     GetRange(*icmp_, c->inputs_[0], {}, &smallest, &largest);
     v.GetOverlappingInputs(0, &smallest, &largest, &c->inputs_[0]);
+  }
+  SetupOtherInputs(c.get());
+  return c;
+}
+
+std::unique_ptr<Compaction> VersionSet::PickSeekCompaction() {
+  if (seek_compaction_.file == nullptr) return nullptr;
+  const int level = seek_compaction_.level;
+  std::unique_ptr<Compaction> c = NewCompaction(level, level + 1);
+  c->inputs_[0].push_back(std::move(seek_compaction_.file));
+  seek_compaction_ = Version::SeekCharge();
+  seek_compaction_pending_.store(false, std::memory_order_relaxed);
+  if (level == 0) {
+    // As for a level-0 compaction by size: older versions of its keys in
+    // other level-0 files move down with it.
+    InternalKey smallest;
+    InternalKey largest;
+    GetRange(*icmp_, c->inputs_[0], {}, &smallest, &largest);
+    current_->GetOverlappingInputs(0, &smallest, &largest, &c->inputs_[0]);
   }
   SetupOtherInputs(c.get());
   return c;

@@ -176,6 +176,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   }
   pins.stats = std::make_unique<ReadStats>();
   pins.publisher = &state_.super_versions;
+  pins.seek_sink = &background_;
   // Opening level-0 tables may read files: done without the mutex.
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(pins.mem->NewIterator());

@@ -109,6 +109,7 @@ class DBIter final : public Iterator {
     if (PastUpperBound(target)) return Stop();
     // The first internal key of `target` visible at sequence_.
     AppendInternalKey(&saved_key_, target, sequence_, kValueTypeForSeek);
+    ChargeSeek();
     iter_->Seek(saved_key_);
     if (iter_->Valid()) {
       FindNextUserEntry(false, &saved_key_);
@@ -266,6 +267,16 @@ class DBIter final : public Iterator {
 
   void CountSeek() {
     if (pins_.stats != nullptr) ++pins_.stats->seeks;
+  }
+
+  // Charges a seek to saved_key_ (an internal key) to the version's tables:
+  // a tree whose runs keep costing seeks gets flatter (SeekBudget).
+  void ChargeSeek() {
+    if (pins_.seek_sink == nullptr || pins_.version == nullptr) return;
+    if (std::optional<Version::SeekCharge> charge =
+            pins_.version->RecordSeek(saved_key_)) {
+      pins_.seek_sink->RequestSeekCompaction(std::move(*charge));
+    }
   }
 
   bool PastUpperBound(std::string_view user_key) const {

@@ -13,6 +13,17 @@
 
 namespace sift {
 
+// Where a DB iterator reports a table whose seek budget its seeks spent
+// (Version::RecordSeek), so that the table is compacted into the next level.
+// Called without any lock held; implementations take what they need.
+class SeekCompactionSink {
+ public:
+  virtual void RequestSeekCompaction(Version::SeekCharge charge) = 0;
+
+ protected:
+  ~SeekCompactionSink() = default;
+};
+
 // What a DB iterator reads from and must keep alive: the memtables and the
 // version its internal iterators point into. Held by shared_ptr, so a flush
 // or compaction that retires them while the iterator lives frees nothing the
@@ -26,6 +37,9 @@ struct IteratorPins {
   // the iterator is destroyed. Either may be null (nothing counted).
   std::unique_ptr<ReadStats> stats;
   SuperVersionPublisher* publisher = nullptr;
+  // Told of the tables whose seek budget the iterator's seeks spent; null:
+  // seeks are not charged.
+  SeekCompactionSink* seek_sink = nullptr;
 };
 
 // The user-facing iterator: turns a sorted stream of internal keys (a merge

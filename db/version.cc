@@ -551,6 +551,46 @@ void Version::AddIterators(const ReadOptions& options,
   }
 }
 
+std::optional<Version::SeekCharge> Version::RecordSeek(
+    std::string_view internal_key) const {
+  const std::string_view user_key = ExtractUserKey(internal_key);
+  int first_level = -1;
+  size_t first_index = 0;
+  auto found = [&](int level, size_t index) {
+    if (first_level >= 0) return true;  // a second run: the first is charged
+    first_level = level;
+    first_index = index;
+    return false;
+  };
+  bool charge = false;
+  const FileList& level0 = files_[0];
+  if (!level0.empty()) {
+    const LevelBounds& bounds = bounds_[0];
+    const LevelBounds::Position position = bounds.Locate(user_key);
+    for (size_t i = level0.size(); i-- > 0 && !charge;) {
+      if (bounds.AtOrAfterSmallest(*icmp_, level0, i, user_key, position) &&
+          bounds.AtOrBeforeLargest(*icmp_, level0, i, user_key, position)) {
+        charge = found(0, i);
+      }
+    }
+  }
+  for (int level = 1; level < config::kNumLevels && !charge; ++level) {
+    const FileList& files = files_[level];
+    if (files.empty()) continue;
+    const LevelBounds& bounds = bounds_[level];
+    const LevelBounds::Position position = bounds.Locate(user_key);
+    const size_t index = bounds.FindFile(*icmp_, files, internal_key, position);
+    if (index < files.size() &&
+        bounds.AtOrAfterSmallest(*icmp_, files, index, user_key, position)) {
+      charge = found(level, index);
+    }
+  }
+  if (!charge) return std::nullopt;
+  const std::shared_ptr<const FileMetaData>& f = files_[first_level][first_index];
+  if (!f->seeks.Charge(f->file_size)) return std::nullopt;
+  return SeekCharge{first_level, f};
+}
+
 int64_t Version::NumLevelBytes(int level) const {
   return static_cast<int64_t>(TotalFileSize(files_[level]));
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,6 +121,20 @@ class Version {
   void AddIterators(const ReadOptions& options,
                     std::vector<std::unique_ptr<Iterator>>* iters,
                     ReadStats* stats = nullptr) const;
+
+  // A table whose seek budget an iterator seek just spent (RecordSeek).
+  struct SeekCharge {
+    int level = -1;
+    std::shared_ptr<const FileMetaData> file;
+  };
+
+  // Charges an iterator's seek to `internal_key` (as DBIter seeks) to the
+  // first table a point read would probe for its user key (the newest
+  // level-0 table holding it in range, else the shallowest level's), if at
+  // least one more run below holds it in range too: the seek read a block
+  // of each. Returns the table when its budget is spent (SeekBudget), for
+  // the caller to ask for its compaction (VersionSet::RequestSeekCompaction).
+  std::optional<SeekCharge> RecordSeek(std::string_view internal_key) const;
 
   // REQUIRES: 0 <= level < config::kNumLevels
   int NumFiles(int level) const {

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "db/dbformat.h"
+#include "db/seek_budget.h"
 #include "db/table_pin.h"
 
 namespace sift {
@@ -36,6 +37,9 @@ struct FileMetaData {
   // Not part of the file's description (never encoded, not copied): the
   // open table, once a read pinned it. See TablePinSlot.
   TablePinSlot pin;
+  // Not part of the file's description either: the iterator seeks charged
+  // to this table (Version::RecordSeek). See SeekBudget.
+  SeekBudget seeks;
 };
 
 // The files of one level: level 0 in the order they were added, deeper

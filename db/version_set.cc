@@ -120,6 +120,15 @@ void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
   });
   versions_.push_back(v);
   current_ = std::move(v);
+  if (seek_compaction_.file != nullptr) {
+    const FileList& files = current_->files(seek_compaction_.level);
+    if (std::find(files.begin(), files.end(), seek_compaction_.file) ==
+        files.end()) {
+      // Compacted or moved meanwhile.
+      seek_compaction_ = Version::SeekCharge();
+      seek_compaction_pending_.store(false, std::memory_order_relaxed);
+    }
+  }
 }
 
 void VersionSet::MarkFileNumberUsed(uint64_t number) {

@@ -108,15 +108,30 @@ class VersionSet {
   int NumLevelFiles(int level) const;
   int64_t NumLevelBytes(int level) const;
 
-  // True if some level is past its size (level 0: file count) target.
+  // True if some level is past its size (level 0: file count) target, or a
+  // seek compaction is pending.
   bool NeedsCompaction() const;
+
+  // Asks for the compaction of `charge.file` into the level below, whose
+  // seek budget iterator seeks spent (Version::RecordSeek). It runs when no
+  // level is over its size target; dropped if the file leaves
+  // `charge.level` first. One request is kept at a time: while one is
+  // pending, others are ignored (their files' later seeks ask again).
+  void RequestSeekCompaction(Version::SeekCharge charge);
+  // Whether a seek compaction is pending. Needs no lock: a hint that lets
+  // seeks skip taking the DB mutex for a request that would be ignored.
+  bool SeekCompactionPending() const {
+    return seek_compaction_pending_.load(std::memory_order_relaxed);
+  }
 
   // The next compaction to run, or nullptr if no level needs one. Levels
   // are compacted round-robin through their key space (compact pointers).
   // A compaction of a level >= 1 starts at the compact pointer and takes the
   // following files too, as many as bring the level back to its target,
   // while each overlaps the level below and the inputs of both levels stay
-  // within 25 table sizes.
+  // within 25 table sizes. With every level within its target, the pending
+  // seek compaction (RequestSeekCompaction), if any: its file and what
+  // overlaps it in the next level.
   std::unique_ptr<Compaction> PickCompaction();
 
   // A compaction of the files of `level` overlapping [begin, end] (nullptr:
@@ -165,6 +180,8 @@ class VersionSet {
   // Adds to c's inputs the files of its level (>= 1) after files[first], the
   // one chosen, as described at PickCompaction.
   void TakeLevelExcess(Compaction* c, size_t first);
+  // The pending seek compaction, taken (nullptr if none).
+  std::unique_ptr<Compaction> PickSeekCompaction();
   // The level + 2 files overlapping [start, limit] become c's grandparents;
   // the compaction of c's level resumes after `largest` next time.
   void SetupGrandparentsAndPointer(Compaction* c, const InternalKey& start,
@@ -197,6 +214,12 @@ class VersionSet {
   // Per level, the largest internal key of the last compaction there (empty:
   // start from the beginning): where the next compaction of the level starts.
   std::array<InternalKey, config::kNumLevels> compact_pointer_;
+
+  // The pending seek compaction: a file of current_ at that level, or none
+  // (file null). AppendVersion drops it when the file leaves the level.
+  Version::SeekCharge seek_compaction_;
+  // seek_compaction_.file != nullptr, for readers without the lock.
+  std::atomic<bool> seek_compaction_pending_{false};
 };
 
 }  // namespace sift
