@@ -1,0 +1,59 @@
+"""sift.write_table (a whole partition in one call) and sift.entries_checksum."""
+import os
+import random
+
+import pytest
+
+import sift
+
+
+def test_write_table_sorts_and_keeps_the_last_entry_of_a_key(tmp_path, db):
+    rng = random.Random(7)
+    keys = [b"k%04d" % rng.randrange(500) for _ in range(3000)]
+    values = [b"v%05d" % i for i in range(len(keys))]
+    want = {}
+    for k, v in zip(keys, values):
+        want[k] = v  # as repeated puts leave it
+    path = str(tmp_path / "t.sst")
+    info = sift.write_table(path, keys, values, block_size=512, compression=None)
+    assert info["path"] == path
+    assert info["num_entries"] == len(want)
+    assert info["duplicates"] == len(keys) - len(want)
+    assert info["smallest_key"] == min(want) and info["largest_key"] == max(want)
+    assert info["file_size"] == os.path.getsize(path)
+    items = sorted(want.items())
+    assert info["checksum"] == sift.entries_checksum([k for k, _ in items], [v for _, v in items])
+    db.ingest([path])
+    assert list(db) == items
+
+
+def test_write_table_arguments(tmp_path):
+    path = str(tmp_path / "t.sst")
+    assert sift.write_table(path, [], []) is None
+    assert not os.path.exists(path)
+    with pytest.raises(TypeError, match="key at position 1 must be bytes, not str"):
+        sift.write_table(path, [b"a", "b"], [b"1", b"2"])
+    with pytest.raises(TypeError, match="value at position 0"):
+        sift.write_table(path, [b"a"], ["1"])
+    with pytest.raises(ValueError, match="differ in length"):
+        sift.write_table(path, [b"a", b"b"], [b"1"])
+    with pytest.raises(TypeError):
+        sift.write_table(path, 5, [b"1"])
+    with pytest.raises(ValueError):
+        sift.write_table(path, [b"a"], [b"1"], compression="lz4")
+    assert not os.path.exists(path)
+    with pytest.raises(sift.IOError):
+        sift.write_table(str(tmp_path / "missing" / "t.sst"), [b"a"], [b"1"])
+    # Values may be any buffer; a tuple and a generator-free sequence both work.
+    info = sift.write_table(path, (b"b", b"a"), [bytearray(b"2"), memoryview(b"1")])
+    assert info["num_entries"] == 2 and info["smallest_key"] == b"a"
+
+
+def test_entries_checksum_is_a_sum_over_entries():
+    a = sift.entries_checksum([b"a", b"b"], [b"1", b"2"])
+    assert a == sift.entries_checksum([b"b", b"a"], [b"2", b"1"])
+    assert a == (sift.entries_checksum([b"a"], [b"1"]) + sift.entries_checksum([b"b"], [b"2"])) % (1 << 64)
+    assert a != sift.entries_checksum([b"a", b"b"], [b"1", b"3"])
+    # The key/value split matters: ("ab", "") is not ("a", "b").
+    assert sift.entries_checksum([b"ab"], [b""]) != sift.entries_checksum([b"a"], [b"b"])
+    assert sift.entries_checksum([], []) == 0
