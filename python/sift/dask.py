@@ -108,6 +108,8 @@ def _exclusive_lock(lock_path):
     taken on the file that is at `lock_path` when taken (a file removed and
     re-created meanwhile is tried again)."""
     while True:
+        # The directory goes when a load finishes with nothing left in it.
+        os.makedirs(os.path.dirname(lock_path), exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -649,7 +651,14 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
                 _remove_run(run_dir)
             raise
         shutil.rmtree(run_dir)
-        _fsync_dir(work)
+        if os.listdir(work) == ["LOCK"]:
+            # Nothing of any load is left. A process that opened the lock
+            # file meanwhile finds it gone once it holds it, and starts over.
+            os.unlink(os.path.join(work, "LOCK"))
+            os.rmdir(work)
+            _fsync_dir(os.path.dirname(work))
+        else:
+            _fsync_dir(work)
     checksum = sum(t["checksum"] for t in tables) % (1 << 64)
     return {
         "path": path,
