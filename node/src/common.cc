@@ -39,12 +39,21 @@ bool ViewBytes(const Napi::Value& value, std::string_view* out) {
 bool ReadBytes(const Napi::Value& value, std::string* out) {
   if (value.IsString()) {
     napi_env env = value.Env();
+    // Most keys and values are short: one call into a stack buffer, and a
+    // second (measuring first) only for strings that may not fit. napi
+    // writes a terminating NUL, so a result shorter than the buffer minus
+    // one is the whole string.
+    char small[256];
     size_t length = 0;
-    if (napi_get_value_string_utf8(env, value, nullptr, 0, &length) !=
-        napi_ok) {
+    if (napi_get_value_string_utf8(env, value, small, sizeof(small),
+                                   &length) != napi_ok) {
       return false;
     }
-    // napi writes a terminating NUL: room for length + 1, then trim.
+    if (length + 1 < sizeof(small)) {
+      out->assign(small, length);
+      return true;
+    }
+    napi_get_value_string_utf8(env, value, nullptr, 0, &length);
     out->resize(length + 1);
     napi_get_value_string_utf8(env, value, out->data(), length + 1, &length);
     out->resize(length);

@@ -78,104 +78,6 @@ class CloseWorker final : public DbWorker {
   std::unique_ptr<sift::DB> closing_;
 };
 
-class WriteWorker final : public DbWorker {
- public:
-  enum class Kind { kPut, kDel, kBatch };
-  WriteWorker(Napi::Env env, Database* db, Kind kind, bool sync)
-      : DbWorker(env, db, "sift-level.write"), kind_(kind) {
-    write_options_.sync = sync;
-  }
-
-  std::string key_, value_;
-  sift::WriteBatch batch_;
-
- private:
-  void Execute() override {
-    sift::DB* db = sift_db_;
-    switch (kind_) {
-      case Kind::kPut:
-        status_ = db->Put(write_options_, key_, value_);
-        break;
-      case Kind::kDel:
-        status_ = db->Delete(write_options_, key_);
-        break;
-      case Kind::kBatch:
-        status_ = db->Write(write_options_, &batch_);
-        break;
-    }
-  }
-
-  Kind kind_;
-  sift::WriteOptions write_options_;
-};
-
-// get, getMany, has and hasMany: point reads through one snapshot.
-class ReadWorker final : public DbWorker {
- public:
-  enum class Kind { kGet, kHas };
-  ReadWorker(Napi::Env env, Database* db, Kind kind, bool many,
-             bool as_string, bool fill_cache, SnapshotRef snapshot)
-      : DbWorker(env, db, "sift-level.read"),
-        kind_(kind),
-        many_(many),
-        as_string_(as_string),
-        snapshot_(std::move(snapshot)) {
-    read_options_.fill_cache = fill_cache;
-    read_options_.snapshot = snapshot_.get();
-  }
-
-  std::vector<std::string> keys_;
-
- private:
-  void Execute() override {
-    sift::DB* db = sift_db_;
-    if (!many_) {
-      absl::Status s = db->Get(read_options_, keys_[0], &value_);
-      found_.push_back(s.ok());
-      if (!s.ok() && !absl::IsNotFound(s)) status_ = s;
-    } else {
-      std::vector<std::string_view> views(keys_.begin(), keys_.end());
-      std::vector<absl::Status> statuses =
-          db->MultiGet(read_options_, views, &values_);
-      found_.reserve(statuses.size());
-      for (const absl::Status& s : statuses) {
-        found_.push_back(s.ok());
-        if (!s.ok() && !absl::IsNotFound(s) && status_.ok()) status_ = s;
-      }
-    }
-    // The snapshot is no longer needed; release it here rather than on the
-    // JavaScript thread.
-    snapshot_.reset();
-  }
-
-  Napi::Value Result(Napi::Env env) override {
-    if (!many_) {
-      if (kind_ == Kind::kHas) return Napi::Boolean::New(env, found_[0]);
-      if (!found_[0]) return env.Undefined();
-      return BytesToJs(env, value_, as_string_);
-    }
-    Napi::Array out = Napi::Array::New(env, found_.size());
-    for (uint32_t i = 0; i < found_.size(); i++) {
-      if (kind_ == Kind::kHas) {
-        out.Set(i, Napi::Boolean::New(env, found_[i]));
-      } else {
-        out.Set(i, found_[i] ? BytesToJs(env, values_[i], as_string_)
-                             : env.Undefined());
-      }
-    }
-    return out;
-  }
-
-  Kind kind_;
-  bool many_;
-  bool as_string_;
-  SnapshotRef snapshot_;
-  sift::ReadOptions read_options_;
-  std::string value_;
-  std::vector<std::string> values_;
-  std::vector<bool> found_;
-};
-
 // Deletes the keys of a range, as of a snapshot taken when the clear was
 // asked for, in batches so one huge range does not build one huge batch.
 class ClearWorker final : public DbWorker {
@@ -424,30 +326,29 @@ void Database::StartClose(Napi::Env env) {
 Napi::Value Database::Put(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
-  auto* w = new WriteWorker(env, this, WriteWorker::Kind::kPut,
-                            info[2].ToBoolean().Value());
-  if (!ReadBytes(info[0], &w->key_)) {
-    delete w;
+  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  if (!ReadBytes(info[0], &scratch_key_)) {
     return Rejected(env, KeyTypeError(env, "key"));
   }
-  if (!ReadBytes(info[1], &w->value_)) {
-    delete w;
+  if (!ReadBytes(info[1], &scratch_value_)) {
     return Rejected(env, CodedError(env, "LEVEL_INVALID_VALUE",
                                     "value must be a string or a Uint8Array"));
   }
-  return w->Start();
+  r->batch.Put(scratch_key_, scratch_value_);
+  r->sync = info[2].ToBoolean().Value();
+  return writes_.Add(this, std::move(r));
 }
 
 Napi::Value Database::Del(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
-  auto* w = new WriteWorker(env, this, WriteWorker::Kind::kDel,
-                            info[1].ToBoolean().Value());
-  if (!ReadBytes(info[0], &w->key_)) {
-    delete w;
+  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  if (!ReadBytes(info[0], &scratch_key_)) {
     return Rejected(env, KeyTypeError(env, "key"));
   }
-  return w->Start();
+  r->batch.Delete(scratch_key_);
+  r->sync = info[1].ToBoolean().Value();
+  return writes_.Add(this, std::move(r));
 }
 
 SnapshotRef Database::ReadSnapshot(const Napi::CallbackInfo& info,
@@ -465,98 +366,57 @@ SnapshotRef Database::ReadSnapshot(const Napi::CallbackInfo& info,
   return TakeSnapshot(db_.get());
 }
 
-// get(key, valueAsString, fillCache, snapshot | null)
+// The four reads: get(key, valueAsString, fillCache, snapshot | null),
+// getMany(keys, valueAsString, fillCache, snapshot | null),
+// has(key, snapshot | null), hasMany(keys, snapshot | null).
+Napi::Value Database::Read(const Napi::CallbackInfo& info, Request::Kind kind) {
+  Napi::Env env = info.Env();
+  if (db() == nullptr) return NotOpen(env);
+  const bool many =
+      kind == Request::Kind::kGetMany || kind == Request::Kind::kHasMany;
+  const bool get = kind == Request::Kind::kGet || kind == Request::Kind::kGetMany;
+  if (many && !info[0].IsArray()) {
+    return Rejected(env, Napi::TypeError::New(env, "keys must be an array"));
+  }
+  bool ok;
+  SnapshotRef snapshot = ReadSnapshot(info, get ? 3 : 1, &ok);
+  if (!ok) {
+    return Rejected(env, CodedError(env, "LEVEL_SNAPSHOT_NOT_OPEN",
+                                    "Snapshot is not open"));
+  }
+  auto r = std::make_unique<Request>(env, kind);
+  r->snapshot = std::move(snapshot);
+  if (get) {
+    r->as_string = info[1].ToBoolean().Value();
+    r->fill_cache = info[2].ToBoolean().Value();
+  }
+  if (!many) {
+    if (!ReadBytes(info[0], &r->key)) {
+      return Rejected(env, KeyTypeError(env, "key"));
+    }
+  } else {
+    Napi::Array keys = info[0].As<Napi::Array>();
+    r->keys.resize(keys.Length());
+    for (uint32_t i = 0; i < keys.Length(); i++) {
+      if (!ReadBytes(keys.Get(i), &r->keys[i])) {
+        return Rejected(env, KeyTypeError(env, "every key"));
+      }
+    }
+  }
+  return reads_.Add(this, std::move(r));
+}
+
 Napi::Value Database::Get(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (db() == nullptr) return NotOpen(env);
-  bool ok;
-  SnapshotRef snapshot = ReadSnapshot(info, 3, &ok);
-  if (!ok) {
-    return Rejected(env, CodedError(env, "LEVEL_SNAPSHOT_NOT_OPEN",
-                                    "Snapshot is not open"));
-  }
-  auto* w = new ReadWorker(env, this, ReadWorker::Kind::kGet, false,
-                           info[1].ToBoolean().Value(),
-                           info[2].ToBoolean().Value(), std::move(snapshot));
-  w->keys_.emplace_back();
-  if (!ReadBytes(info[0], &w->keys_[0])) {
-    delete w;
-    return Rejected(env, KeyTypeError(env, "key"));
-  }
-  return w->Start();
+  return Read(info, Request::Kind::kGet);
 }
-
-// getMany(keys, valueAsString, fillCache, snapshot | null)
 Napi::Value Database::GetMany(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (db() == nullptr) return NotOpen(env);
-  if (!info[0].IsArray()) {
-    return Rejected(env, Napi::TypeError::New(env, "keys must be an array"));
-  }
-  bool ok;
-  SnapshotRef snapshot = ReadSnapshot(info, 3, &ok);
-  if (!ok) {
-    return Rejected(env, CodedError(env, "LEVEL_SNAPSHOT_NOT_OPEN",
-                                    "Snapshot is not open"));
-  }
-  Napi::Array keys = info[0].As<Napi::Array>();
-  auto* w = new ReadWorker(env, this, ReadWorker::Kind::kGet, true,
-                           info[1].ToBoolean().Value(),
-                           info[2].ToBoolean().Value(), std::move(snapshot));
-  w->keys_.resize(keys.Length());
-  for (uint32_t i = 0; i < keys.Length(); i++) {
-    if (!ReadBytes(keys.Get(i), &w->keys_[i])) {
-      delete w;
-      return Rejected(env, KeyTypeError(env, "every key"));
-    }
-  }
-  return w->Start();
+  return Read(info, Request::Kind::kGetMany);
 }
-
-// has(key, snapshot | null)
 Napi::Value Database::Has(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (db() == nullptr) return NotOpen(env);
-  bool ok;
-  SnapshotRef snapshot = ReadSnapshot(info, 1, &ok);
-  if (!ok) {
-    return Rejected(env, CodedError(env, "LEVEL_SNAPSHOT_NOT_OPEN",
-                                    "Snapshot is not open"));
-  }
-  auto* w = new ReadWorker(env, this, ReadWorker::Kind::kHas, false, false,
-                           true, std::move(snapshot));
-  w->keys_.emplace_back();
-  if (!ReadBytes(info[0], &w->keys_[0])) {
-    delete w;
-    return Rejected(env, KeyTypeError(env, "key"));
-  }
-  return w->Start();
+  return Read(info, Request::Kind::kHas);
 }
-
-// hasMany(keys, snapshot | null)
 Napi::Value Database::HasMany(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (db() == nullptr) return NotOpen(env);
-  if (!info[0].IsArray()) {
-    return Rejected(env, Napi::TypeError::New(env, "keys must be an array"));
-  }
-  bool ok;
-  SnapshotRef snapshot = ReadSnapshot(info, 1, &ok);
-  if (!ok) {
-    return Rejected(env, CodedError(env, "LEVEL_SNAPSHOT_NOT_OPEN",
-                                    "Snapshot is not open"));
-  }
-  Napi::Array keys = info[0].As<Napi::Array>();
-  auto* w = new ReadWorker(env, this, ReadWorker::Kind::kHas, true, false,
-                           true, std::move(snapshot));
-  w->keys_.resize(keys.Length());
-  for (uint32_t i = 0; i < keys.Length(); i++) {
-    if (!ReadBytes(keys.Get(i), &w->keys_[i])) {
-      delete w;
-      return Rejected(env, KeyTypeError(env, "every key"));
-    }
-  }
-  return w->Start();
+  return Read(info, Request::Kind::kHasMany);
 }
 
 // batch(operations, sync): operations as abstract-level passes them, an
@@ -569,33 +429,33 @@ Napi::Value Database::Batch(const Napi::CallbackInfo& info) {
                     Napi::TypeError::New(env, "operations must be an array"));
   }
   Napi::Array ops = info[0].As<Napi::Array>();
-  auto* w = new WriteWorker(env, this, WriteWorker::Kind::kBatch,
-                            info[1].ToBoolean().Value());
-  std::string key, value;
+  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  r->sync = info[1].ToBoolean().Value();
+  Napi::String key_name = Napi::String::New(env, "key");
+  Napi::String value_name = Napi::String::New(env, "value");
+  Napi::String type_name = Napi::String::New(env, "type");
+  Napi::String del = Napi::String::New(env, "del");
   const uint32_t n = ops.Length();
   for (uint32_t i = 0; i < n; i++) {
     Napi::Value op_value = ops.Get(i);
     if (!op_value.IsObject()) continue;
     Napi::Object op = op_value.As<Napi::Object>();
-    if (!ReadBytes(op.Get("key"), &key)) {
-      delete w;
+    if (!ReadBytes(op.Get(key_name), &scratch_key_)) {
       return Rejected(env, KeyTypeError(env, "key"));
     }
     // abstract-level has checked the type already: 'put' or 'del'.
-    Napi::Value type = op.Get("type");
-    if (type.IsString() && type.As<Napi::String>().Utf8Value() == "del") {
-      w->batch_.Delete(key);
+    if (op.Get(type_name).StrictEquals(del)) {
+      r->batch.Delete(scratch_key_);
     } else {
-      if (!ReadBytes(op.Get("value"), &value)) {
-        delete w;
+      if (!ReadBytes(op.Get(value_name), &scratch_value_)) {
         return Rejected(
             env, CodedError(env, "LEVEL_INVALID_VALUE",
                             "value must be a string or a Uint8Array"));
       }
-      w->batch_.Put(key, value);
+      r->batch.Put(scratch_key_, scratch_value_);
     }
   }
-  return w->Start();
+  return writes_.Add(this, std::move(r));
 }
 
 // write(batchHandle, sync): commits a chained batch; its operations move
@@ -609,10 +469,10 @@ Napi::Value Database::WriteBatch(const Napi::CallbackInfo& info) {
   if (handle == nullptr) {
     return Rejected(env, Napi::TypeError::New(env, "expected a batch"));
   }
-  auto* w = new WriteWorker(env, this, WriteWorker::Kind::kBatch,
-                            info[1].ToBoolean().Value());
-  w->batch_ = handle->TakeBatch();
-  return w->Start();
+  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  r->batch = handle->TakeBatch();
+  r->sync = info[1].ToBoolean().Value();
+  return writes_.Add(this, std::move(r));
 }
 
 // clear(options, snapshot | null): options has the range, reverse and limit.

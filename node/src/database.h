@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "common.h"
+#include "requests.h"
 #include "sift/db.h"
 #include "sift/write_batch.h"
 
@@ -39,6 +40,8 @@ class Database : public Napi::ObjectWrap<Database> {
 
   // nullptr unless open.
   sift::DB* db() const { return state_ == State::kOpen ? db_.get() : nullptr; }
+  // The DB while open or closing with work in flight; nullptr otherwise.
+  sift::DB* sift_db() const { return db_.get(); }
 
   // In-flight work accounting (DbWorker).
   void WorkStarted() { ++in_flight_; }
@@ -67,6 +70,7 @@ class Database : public Napi::ObjectWrap<Database> {
   Napi::Value GetMany(const Napi::CallbackInfo& info);
   Napi::Value Has(const Napi::CallbackInfo& info);
   Napi::Value HasMany(const Napi::CallbackInfo& info);
+  Napi::Value Read(const Napi::CallbackInfo& info, Request::Kind kind);
   Napi::Value Batch(const Napi::CallbackInfo& info);
   Napi::Value WriteBatch(const Napi::CallbackInfo& info);
   Napi::Value Clear(const Napi::CallbackInfo& info);
@@ -87,6 +91,8 @@ class Database : public Napi::ObjectWrap<Database> {
   void StartClose(Napi::Env env);
 
   std::string location_;
+  // Reused for the bytes of keys and values copied into write batches.
+  std::string scratch_key_, scratch_value_;
   State state_ = State::kClosed;
   std::unique_ptr<sift::DB> db_;
   int in_flight_ = 0;
@@ -94,6 +100,11 @@ class Database : public Napi::ObjectWrap<Database> {
   std::unique_ptr<Napi::Promise::Deferred> pending_close_;
   std::unordered_set<Iterator*> iterators_;
   std::unordered_set<SnapshotHandle*> snapshots_;
+  // Reads may run two trips at once when many are queued (the engine serves
+  // concurrent reads; reads from disk overlap their I/O); writes run one
+  // trip at a time, in call order.
+  RequestQueue reads_{false, 2};
+  RequestQueue writes_{true, 1};
 };
 
 // An explicit snapshot (db.snapshot()). Holds its reference until released

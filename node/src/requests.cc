@@ -1,0 +1,170 @@
+#include "requests.h"
+
+#include <string_view>
+#include <utility>
+
+#include "database.h"
+
+namespace sift_node {
+
+void Request::Read(sift::DB* db) {
+  sift::ReadOptions ro;
+  ro.snapshot = snapshot.get();
+  ro.fill_cache = fill_cache;
+  if (kind == Kind::kGet || kind == Kind::kHas) {
+    absl::Status s = db->Get(ro, key, &value);
+    found.push_back(s.ok());
+    if (!s.ok() && !absl::IsNotFound(s)) status = s;
+  } else {
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<absl::Status> statuses = db->MultiGet(ro, views, &values);
+    found.reserve(statuses.size());
+    for (const absl::Status& s : statuses) {
+      found.push_back(s.ok());
+      if (!s.ok() && !absl::IsNotFound(s) && status.ok()) status = s;
+    }
+  }
+  // Done with the snapshot: release it here, not on the JavaScript thread.
+  snapshot.reset();
+}
+
+void Request::Settle(Napi::Env env) {
+  if (!status.ok()) {
+    deferred.Reject(StatusToError(env, status).Value());
+    return;
+  }
+  switch (kind) {
+    case Kind::kWrite:
+      deferred.Resolve(env.Undefined());
+      return;
+    case Kind::kHas:
+      deferred.Resolve(Napi::Boolean::New(env, found[0]));
+      return;
+    case Kind::kGet:
+      deferred.Resolve(found[0] ? BytesToJs(env, value, as_string)
+                                : env.Undefined());
+      return;
+    case Kind::kGetMany:
+    case Kind::kHasMany: {
+      Napi::Array out = Napi::Array::New(env, found.size());
+      for (uint32_t i = 0; i < found.size(); i++) {
+        if (kind == Kind::kHasMany) {
+          out.Set(i, Napi::Boolean::New(env, found[i]));
+        } else {
+          out.Set(i, found[i] ? BytesToJs(env, values[i], as_string)
+                              : env.Undefined());
+        }
+      }
+      deferred.Resolve(out);
+      return;
+    }
+  }
+}
+
+// One trip to the pool: takes what is queued when it starts, serves it, and
+// settles it back on the JavaScript thread. Holds a reference to the
+// database's JavaScript object so the database outlives it.
+class DrainWorker final : public Napi::AsyncWorker {
+ public:
+  DrainWorker(Napi::Env env, Database* database, RequestQueue* queue)
+      : Napi::AsyncWorker(env, "sift-level.requests"),
+        database_(database),
+        database_ref_(Napi::Persistent(database->Value())),
+        queue_(queue),
+        db_(database->sift_db()) {}
+
+ private:
+  void Execute() override {
+    requests_ = queue_->Take();
+    queue_->Serve(db_, requests_);
+  }
+  void OnOK() override { Finish(); }
+  void OnError(const Napi::Error&) override {
+    for (auto& r : requests_) {
+      if (r->status.ok()) r->status = absl::InternalError("work was not run");
+    }
+    Finish();
+  }
+  void Finish() {
+    Napi::Env env = Env();
+    queue_->running_--;
+    for (auto& r : requests_) {
+      Napi::HandleScope scope(env);
+      r->Settle(env);
+      database_->WorkDone();
+    }
+    requests_.clear();
+    queue_->MaybeStart(database_);
+  }
+
+  Database* const database_;
+  Napi::ObjectReference database_ref_;
+  RequestQueue* const queue_;
+  sift::DB* const db_;
+  std::vector<std::unique_ptr<Request>> requests_;
+};
+
+Napi::Promise RequestQueue::Add(Database* database,
+                                std::unique_ptr<Request> request) {
+  Napi::Promise promise = request->deferred.Promise();
+  database->WorkStarted();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.push_back(std::move(request));
+  }
+  MaybeStart(database);
+  return promise;
+}
+
+void RequestQueue::MaybeStart(Database* database) {
+  if (running_ >= max_running_ || database->sift_db() == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A second trip while one runs only for a long queue: a few requests
+    // wait better for the running trip to take them all at once (two trips
+    // for four reads cost more than one), while many are worth serving on
+    // two threads (reads from disk overlap their I/O).
+    constexpr size_t kParallelQueue = 16;
+    if (pending_.empty() || (running_ > 0 && pending_.size() < kParallelQueue)) {
+      return;
+    }
+  }
+  running_++;
+  (new DrainWorker(database->Env(), database, this))->Queue();
+}
+
+std::vector<std::unique_ptr<Request>> RequestQueue::Take() {
+  std::vector<std::unique_ptr<Request>> taken;
+  std::lock_guard<std::mutex> lock(mu_);
+  taken.swap(pending_);
+  return taken;
+}
+
+void RequestQueue::Serve(sift::DB* db,
+                         std::vector<std::unique_ptr<Request>>& requests) {
+  if (!writes_) {
+    for (auto& r : requests) r->Read(db);
+    return;
+  }
+  // Consecutive writes commit as one batch; sync if any of them asked.
+  size_t i = 0;
+  while (i < requests.size()) {
+    size_t end = i + 1;
+    sift::WriteOptions wo;
+    wo.sync = requests[i]->sync;
+    absl::Status s;
+    if (requests.size() - i == 1) {
+      s = db->Write(wo, &requests[i]->batch);
+    } else {
+      sift::WriteBatch group = std::move(requests[i]->batch);
+      for (; end < requests.size(); end++) {
+        group.Append(requests[end]->batch);
+        wo.sync = wo.sync || requests[end]->sync;
+      }
+      s = db->Write(wo, &group);
+    }
+    for (; i < end; i++) requests[i]->status = s;
+  }
+}
+
+}  // namespace sift_node

@@ -1,0 +1,87 @@
+// Point reads and writes go through two queues of requests, each drained on
+// the thread pool by a few workers that take every request queued so far.
+// A request costs one trip to the pool only when none is running; requests
+// made while one runs share the next trip. Many reads (or writes) in flight
+// thus cost a fraction of a trip each, where one worker per request would
+// pay the thread hand-offs of every one. Consecutive writes of one trip are
+// committed as one sift::WriteBatch: atomic together, in call order.
+#ifndef SIFT_NODE_SRC_REQUESTS_H_
+#define SIFT_NODE_SRC_REQUESTS_H_
+
+#include <napi.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common.h"
+#include "sift/db.h"
+#include "sift/write_batch.h"
+
+namespace sift_node {
+
+class Database;
+
+struct Request {
+  enum class Kind { kGet, kHas, kGetMany, kHasMany, kWrite };
+
+  Request(Napi::Env env, Kind k)
+      : kind(k), deferred(Napi::Promise::Deferred::New(env)) {}
+
+  const Kind kind;
+  Napi::Promise::Deferred deferred;
+
+  // Reads: the key (or keys), their snapshot (taken when the call was
+  // made), how to return values.
+  std::string key;
+  std::vector<std::string> keys;
+  SnapshotRef snapshot;
+  bool as_string = false;
+  bool fill_cache = true;
+  // Writes: the updates (a put or del is a batch of one).
+  sift::WriteBatch batch;
+  bool sync = false;
+
+  // Set on the pool.
+  absl::Status status;
+  std::string value;
+  std::vector<std::string> values;
+  std::vector<bool> found;
+
+  // On the pool: performs a read.
+  void Read(sift::DB* db);
+  // On the JavaScript thread: settles the promise.
+  void Settle(Napi::Env env);
+};
+
+// Thread safety: pending_ is shared with the pool under mu_; running_ is
+// the JavaScript thread's.
+class RequestQueue {
+ public:
+  RequestQueue(bool writes, int max_running)
+      : writes_(writes), max_running_(max_running) {}
+
+  // Queues `request` and starts a drain when fewer than max_running are
+  // running. Returns the request's promise.
+  Napi::Promise Add(Database* database, std::unique_ptr<Request> request);
+
+ private:
+  friend class DrainWorker;
+
+  void MaybeStart(Database* database);
+  std::vector<std::unique_ptr<Request>> Take();
+  // On the pool: serves `requests` in order.
+  void Serve(sift::DB* db, std::vector<std::unique_ptr<Request>>& requests);
+
+  const bool writes_;
+  const int max_running_;
+  int running_ = 0;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Request>> pending_;  // guarded by mu_
+};
+
+}  // namespace sift_node
+
+#endif  // SIFT_NODE_SRC_REQUESTS_H_
