@@ -348,3 +348,30 @@ test('reopen after the writing process is killed keeps every acknowledged put', 
   t.same(keys.slice(0, acked.length), acked, 'in order, with no gaps')
   await db.close()
 })
+
+test('writes in flight at once apply in call order', async function (t) {
+  const db = new SiftLevel(location())
+  await db.open()
+  const writes = []
+  for (let i = 0; i < 2000; i++) {
+    writes.push(db.put('same', String(i)))
+    if (i % 3 === 0) writes.push(db.del('other' + (i - 3)))
+    writes.push(db.put('other' + i, 'x'))
+  }
+  writes.push(db.batch([{ type: 'put', key: 'same', value: 'batch' }]))
+  const closing = (async () => {
+    await Promise.all(writes)
+    return db.get('same')
+  })()
+  t.is(await closing, 'batch', 'the last write to a key wins')
+  const others = await db.keys({ gte: 'other', lt: 'other~' }).all()
+  t.is(others.length, 2000 - 666, 'each del applied after the put it follows')
+  // Queued writes finish before a close that was asked for after them.
+  const late = []
+  for (let i = 0; i < 500; i++) late.push(db.put('late' + i, 'v'))
+  await db.close()
+  await Promise.all(late)
+  await db.open()
+  t.is((await db.keys({ gte: 'late', lt: 'late~' }).all()).length, 500, 'all queued writes landed')
+  await db.close()
+})
