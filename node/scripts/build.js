@@ -23,10 +23,25 @@ function run (args) {
   if (result.status !== 0) process.exit(result.status ?? 1)
 }
 
+// node-addon-api where Node's resolution finds it: node/node_modules after
+// `npm install` in node/, the project's node_modules when the package is
+// installed from elsewhere (npm may hoist it there).
+let addonApi
+try {
+  addonApi = path.dirname(require.resolve('node-addon-api/package.json'))
+} catch (err) {
+  console.error('sift-level: node-addon-api is not installed (npm install installs it)')
+  process.exit(1)
+}
+
+// node-addon-api's directory is passed on every configure: the tree may
+// outlive the node_modules it was first configured with.
+const configure = ['-S', source, '-B', build, `-DNODE_ADDON_API_DIR=${addonApi}`]
 if (!fs.existsSync(path.join(build, 'CMakeCache.txt'))) {
   const generator = spawnSync('ninja', ['--version']).status === 0
     ? ['-G', 'Ninja']
     : []
-  run(['-S', source, '-B', build, '-DCMAKE_BUILD_TYPE=Release', ...generator])
+  configure.push('-DCMAKE_BUILD_TYPE=Release', ...generator)
 }
+run(configure)
 run(['--build', build, '-j', jobs])
