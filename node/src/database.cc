@@ -396,11 +396,14 @@ Napi::Value Database::Read(const Napi::CallbackInfo& info, Request::Kind kind) {
     }
   } else {
     Napi::Array keys = info[0].As<Napi::Array>();
-    r->keys.resize(keys.Length());
-    for (uint32_t i = 0; i < keys.Length(); i++) {
-      if (!ReadBytes(keys.Get(i), &r->keys[i])) {
+    const uint32_t n = keys.Length();
+    r->key_ends.reserve(n);
+    for (uint32_t i = 0; i < n; i++) {
+      if (!ReadBytes(keys.Get(i), &scratch_key_)) {
         return Rejected(env, KeyTypeError(env, "every key"));
       }
+      r->key.append(scratch_key_);
+      r->key_ends.push_back(r->key.size());
     }
   }
   return reads_.Add(this, std::move(r));

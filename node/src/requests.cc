@@ -16,7 +16,13 @@ void Request::Read(sift::DB* db) {
     found.push_back(s.ok());
     if (!s.ok() && !absl::IsNotFound(s)) status = s;
   } else {
-    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<std::string_view> views;
+    views.reserve(key_ends.size());
+    size_t begin = 0;
+    for (size_t end : key_ends) {
+      views.emplace_back(key.data() + begin, end - begin);
+      begin = end;
+    }
     std::vector<absl::Status> statuses = db->MultiGet(ro, views, &values);
     found.reserve(statuses.size());
     for (const absl::Status& s : statuses) {

@@ -36,7 +36,9 @@ struct Request {
   // Reads: the key (or keys), their snapshot (taken when the call was
   // made), how to return values.
   std::string key;
-  std::vector<std::string> keys;
+  // Many keys: their bytes back to back in key (no allocation per key),
+  // key_ends[i] the end of the i-th.
+  std::vector<size_t> key_ends;
   SnapshotRef snapshot;
   bool as_string = false;
   bool fill_cache = true;
