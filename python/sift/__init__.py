@@ -24,6 +24,7 @@ from ._sift import (
     entries_checksum,
     repair_db,
     write_table,
+    write_table_packed,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "destroy_db",
     "repair_db",
     "write_table",
+    "write_table_packed",
     "entries_checksum",
 ]
 

@@ -52,8 +52,6 @@ _TABLE_KEYWORDS = ("block_size", "block_restart_interval", "compression",
 # Dask's task shuffle uses a column of this exact name as partition numbers
 # as they are (any other column would be hashed).
 _PART = "_partitions"
-# Global row ordinal: input partition number << _ORD_SHIFT | row in partition.
-_ORD_SHIFT = 40
 
 
 # ---------------------------------------------------------------- helpers
@@ -186,6 +184,10 @@ def _write_manifest(path, splits, shard_dirs):
 
 # ------------------------------------------------------------- sampling
 
+def _byte_lengths(objs):
+    return np.fromiter(map(len, objs), dtype=np.int64, count=len(objs))
+
+
 def _sample_partition(df, key, value, k):
     """The k distinct keys of a partition with the smallest hashes, with the
     size of one of their rows (key + value bytes)."""
@@ -199,8 +201,12 @@ def _sample_partition(df, key, value, k):
     uniq, first = np.unique(hashes, return_index=True)
     take = first[:k]
     values = df[value].to_numpy(dtype=object)[take]
-    sizes = np.fromiter((len(a) + len(memoryview(b)) for a, b in zip(keys[take], values)),
-                        dtype=np.int64, count=len(take))
+    if pd.api.types.infer_dtype(values, skipna=False) == "bytes":
+        value_sizes = _byte_lengths(values)
+    else:
+        value_sizes = np.fromiter((memoryview(v).nbytes for v in values), dtype=np.int64,
+                                  count=len(values))
+    sizes = _byte_lengths(keys[take]) + value_sizes
     return pd.DataFrame({"h": uniq[:k], "key": keys[take], "size": sizes})
 
 
@@ -253,20 +259,52 @@ def _quantile_splits(keys, sizes, parts):
 
 # ---------------------------------------------------------------- workers
 
-def _assign_partitions(df, partition_info=None, *, key, value, bounds):
-    """Adds the output partition of each row and its global input ordinal."""
+def _split_partition(df, partition_info=None, *, key, value, bounds, nparts):
+    """Cuts an input partition into its pieces for each output partition.
+
+    One row per non-empty piece: its output partition (_PART), the input
+    partition it came from (src) and its entries packed without a Python
+    object per entry (keys and values back to back, int64 lengths), in input
+    order. Packing makes the shuffle move a few buffers per piece instead of
+    pickling every key and value."""
     number = partition_info["number"] if partition_info else 0
     keys = df[key].to_numpy(dtype=object)
     _check_bytes_array(keys, f"keys (column {key!r})")
-    n = len(keys)
+    values = df[value].to_numpy(dtype=object)
+    if len(values) and pd.api.types.infer_dtype(values, skipna=False) != "bytes":
+        bad = next((v for v in values if not isinstance(v, (bytes, bytearray, memoryview))),
+                   None)
+        if bad is not None:
+            raise TypeError(f"sift.dask: values (column {value!r}) must be bytes, found "
+                            f"{type(bad).__name__} ({bad!r:.60})")
+        converted = np.empty(len(values), dtype=object)
+        converted[:] = [bytes(memoryview(v).cast("B")) for v in values]
+        values = converted
+    parts = (np.searchsorted(bounds, keys, side="right").astype(np.int64) if len(bounds)
+             else np.zeros(len(keys), dtype=np.int64))
+    order = np.argsort(parts, kind="stable")  # stable: input order within a piece
+    counts = np.bincount(parts, minlength=nparts)
+    out = {_PART: [], "src": [], "kbuf": [], "klen": [], "vbuf": [], "vlen": []}
+    begin = 0
+    for j in np.flatnonzero(counts):
+        idx = order[begin:begin + counts[j]]
+        begin += counts[j]
+        ks, vs = keys[idx], values[idx]
+        out[_PART].append(int(j))
+        out["src"].append(number)
+        out["kbuf"].append(b"".join(ks))
+        out["klen"].append(_byte_lengths(ks))
+        out["vbuf"].append(b"".join(vs))
+        out["vlen"].append(_byte_lengths(vs))
     return pd.DataFrame({
-        "k": keys,
-        "v": df[value].to_numpy(dtype=object),
-        "o": (np.int64(number) << _ORD_SHIFT) + np.arange(n, dtype=np.int64),
-        _PART: np.searchsorted(bounds, keys, side="right").astype(np.int64)
-        if len(bounds) else np.zeros(n, dtype=np.int64),
+        _PART: np.array(out[_PART], dtype=np.int64),
+        "src": np.array(out["src"], dtype=np.int64),
+        **{c: pd.Series(out[c], dtype=object) for c in ("kbuf", "klen", "vbuf", "vlen")},
     })
 
+
+_PIECE_META = {_PART: np.int64, "src": np.int64, "kbuf": object, "klen": object,
+               "vbuf": object, "vlen": object}
 
 _INFO_COLUMNS = {"partition": np.int64, "path": object, "smallest_key": object,
                  "largest_key": object, "num_entries": np.int64, "file_size": np.int64,
@@ -277,20 +315,24 @@ def _write_partition(df, partition_info=None, *, stage_dir, table_options):
     """Writes output partition `number` as one table (none if it is empty)."""
     number = partition_info["number"] if partition_info else 0
     row = {"partition": number, "path": None, "smallest_key": None, "largest_key": None,
-           "num_entries": 0, "file_size": 0, "checksum": 0, "duplicates": 0,
-           "rows": len(df)}
+           "num_entries": 0, "file_size": 0, "checksum": 0, "duplicates": 0, "rows": 0}
     if len(df):
         if (df[_PART].to_numpy() != number).any():
             raise RuntimeError(f"sift.dask: partition {number} received rows of another "
                                "partition from the shuffle")
-        # Back into input order: the table writer keeps the last row of a key.
-        order = np.argsort(df["o"].to_numpy(), kind="stable")
-        keys = df["k"].to_numpy(dtype=object)[order]
-        values = df["v"].to_numpy(dtype=object)[order]
+        # Back into input order: the pieces by input partition (each is in
+        # input order already); the table writer keeps the last entry of a key.
+        pieces = df.sort_values("src", kind="stable")
+        klen = np.concatenate(pieces["klen"].tolist())
+        vlen = np.concatenate(pieces["vlen"].tolist())
+        row["rows"] = len(klen)
         path = os.path.join(stage_dir, f"part-{number:06d}.sst")
-        info = sift.write_table(path, keys, values, **table_options)
-        row.update({k: info[k] for k in ("path", "smallest_key", "largest_key", "num_entries",
-                                         "file_size", "checksum", "duplicates")})
+        info = sift.write_table_packed(path, b"".join(pieces["kbuf"]), klen,
+                                       b"".join(pieces["vbuf"]), vlen, **table_options)
+        if info is not None:
+            row.update({k: info[k] for k in ("path", "smallest_key", "largest_key",
+                                             "num_entries", "file_size", "checksum",
+                                             "duplicates")})
     out = pd.DataFrame([row])
     return out.astype(_INFO_COLUMNS)
 
@@ -437,7 +479,7 @@ def _work_dir(path, sharded):
 
 def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
             sample_size=1 << 16, partition_bytes=64 << 20, partitions_per_shard=None,
-            run_id=None, verify_checksums=True, shuffle="tasks"):
+            run_id=None, verify_checksums=True, shuffle="tasks", persist=True):
     """Load `data` into sift at `path`; returns a report (a dict).
 
     data: a dask DataFrame with bytes columns `key` and `value` (object dtype),
@@ -461,10 +503,11 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
 
     Duplicate keys: the row that comes last in the input wins, as repeated
     puts in input order would leave it. Input order is the order of the
-    input's partitions, then of the rows inside each; it is carried through
-    the shuffle as a 64-bit ordinal per row (input partition << 40 | row),
-    and each table is built from its rows sorted back into that order (at
-    most 2^40 rows per input partition, 2^23 partitions).
+    input's partitions, then of the rows inside each. It survives the
+    shuffle because rows travel in pieces: each input partition is cut, in a
+    stable order, into one piece per output partition, tagged with the input
+    partition's number; each output partition joins its pieces by that
+    number, so its rows are in input order when they reach the table writer.
 
     Planning (when split keys are not all given): one pass over the keys
     takes a bottom-k sample by hash (`sample_size` distinct keys, default
@@ -475,14 +518,19 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
     about sqrt(f(1-f)/k) for a true share f and k sampled keys (0.13
     percentage points for 1/8 with k = 65,536, some 1% of a shard's size),
     more when entry sizes vary widely. A key holding more bytes than a shard
-    cannot be split. The input is computed twice (sample, then load):
-    persist it first if that is expensive, or give the split keys and
-    `partitions_per_shard` to skip the sample.
+    cannot be split. With `persist` (the default) the input is computed once
+    and held in the workers' memory from the sample to the load (distributed
+    spills it to disk past its memory limits); persist=False computes it
+    twice instead, for inputs larger than the cluster's memory and cheap to
+    read again. Giving the split keys and `partitions_per_shard=1` skips the
+    sample.
 
     Each shard's range is cut into output partitions of about
     `partition_bytes` (or `partitions_per_shard` of them); the rows move to
-    them with Dask's task shuffle (`shuffle`), each is sorted and written as
-    one table on a worker in one call (sift.write_table, GIL released) into a
+    them with Dask's task shuffle (`shuffle`) in packed pieces (keys and
+    values back to back, one piece per input and output partition), and each
+    is sorted and written as one table on a worker in one call
+    (sift.write_table_packed, GIL released) into a
     staging directory next to the target, and the client checks that the
     tables lie within their shard and do not overlap, then ingests each
     shard's tables in one atomic DB.ingest (hard links, checksums verified
@@ -594,6 +642,10 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
                 rows = sum(t["rows"] for t in tables)
             else:
                 t0 = time.monotonic()
+                needs_sample = not (isinstance(shards, (list, tuple)) or layout["sharded"]) \
+                    or partitions_per_shard != 1
+                if persist and needs_sample:
+                    ddf = ddf.persist()
                 splits, bounds, part_shard, estimated = _plan(
                     ddf, key, value, layout, shards if shards is not None else nshards,
                     sample_size, partition_bytes, partitions_per_shard)
@@ -609,17 +661,17 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
                 os.makedirs(stage_dir)
                 nparts = len(bounds) + 1
                 bounds_arr = np.array(bounds, dtype=object)
-                assigned = ddf.map_partitions(
-                    _assign_partitions, key=key, value=value, bounds=bounds_arr,
-                    meta={"k": object, "v": object, "o": np.int64, _PART: np.int64},
-                    enforce_metadata=False)
-                shuffled = rearrange_by_column(assigned, _PART, npartitions=nparts,
+                pieces = ddf.map_partitions(
+                    _split_partition, key=key, value=value, bounds=bounds_arr,
+                    nparts=nparts, meta=_PIECE_META, enforce_metadata=False)
+                shuffled = rearrange_by_column(pieces, _PART, npartitions=nparts,
                                                shuffle=shuffle, ignore_index=True)
                 infos = shuffled.map_partitions(
                     _write_partition, stage_dir=stage_dir, table_options=table_options,
                     meta=pd.DataFrame({c: pd.Series(dtype=t) for c, t in _INFO_COLUMNS.items()}),
                     enforce_metadata=False).compute()
                 seconds["shuffle_write"] = time.monotonic() - t0
+                del ddf, pieces, shuffled  # let the workers drop the persisted input
                 rows = int(infos["rows"].sum())
                 tables = [dict(r) for r in infos.to_dict("records") if r["path"] is not None]
                 for t in tables:

@@ -673,6 +673,19 @@ void DefineWriters(py::module_& m) {
       },
       arg("path"), arg("keys"), arg("values"), py::kw_only(),
       SIFT_TABLE_KWARGS);
+  m.def(
+      "write_table_packed",
+      [](py::object path, py::handle keys, py::handle key_lengths,
+         py::handle values, py::handle value_lengths, py::object block_size,
+         py::object block_restart_interval, py::object compression,
+         py::object bloom_filter_bits, py::object filter_kind) {
+        return WriteTablePacked(
+            path, keys, key_lengths, values, value_lengths,
+            TableOptions(block_size, block_restart_interval, compression,
+                         bloom_filter_bits, filter_kind));
+      },
+      arg("path"), arg("keys"), arg("key_lengths"), arg("values"),
+      arg("value_lengths"), py::kw_only(), SIFT_TABLE_KWARGS);
   m.def("entries_checksum", &EntriesChecksum, arg("keys"), arg("values"));
 }
 

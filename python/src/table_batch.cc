@@ -120,6 +120,18 @@ BatchResult SortAndWrite(std::vector<Entry>& entries,
   return r;
 }
 
+py::dict InfoDict(py::handle path_obj, const BatchResult& r) {
+  py::dict d;
+  d["path"] = path_obj;
+  d["smallest_key"] = py::bytes(r.info->smallest_key);
+  d["largest_key"] = py::bytes(r.info->largest_key);
+  d["num_entries"] = r.info->num_entries;
+  d["file_size"] = r.info->file_size;
+  d["checksum"] = r.checksum;
+  d["duplicates"] = r.duplicates;
+  return d;
+}
+
 }  // namespace
 
 py::object WriteTableBatch(py::handle path_obj, py::handle keys,
@@ -135,15 +147,117 @@ py::object WriteTableBatch(py::handle path_obj, py::handle keys,
     if (!r.info.ok()) ::unlink(path.c_str());
   }
   Check(r.info.status());
-  py::dict d;
-  d["path"] = path_obj;
-  d["smallest_key"] = py::bytes(r.info->smallest_key);
-  d["largest_key"] = py::bytes(r.info->largest_key);
-  d["num_entries"] = r.info->num_entries;
-  d["file_size"] = r.info->file_size;
-  d["checksum"] = r.checksum;
-  d["duplicates"] = r.duplicates;
-  return d;
+  return InfoDict(path_obj, r);
+}
+
+namespace {
+
+// A read-only byte buffer argument, held for the call.
+class Buffer {
+ public:
+  Buffer(py::handle obj, const char* what) {
+    if (PyUnicode_Check(obj.ptr()) ||
+        PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_SIMPLE) != 0) {
+      PyErr_Clear();
+      throw py::type_error(std::string(what) +
+                           " must be a bytes-like object, not " +
+                           Py_TYPE(obj.ptr())->tp_name);
+    }
+  }
+  ~Buffer() { PyBuffer_Release(&view_); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  std::string_view bytes() const {
+    return std::string_view(static_cast<const char*>(view_.buf),
+                            static_cast<size_t>(view_.len));
+  }
+
+ private:
+  Py_buffer view_{};
+};
+
+// The lengths of a packed sequence: a contiguous buffer of 64-bit integers
+// (numpy int64), held for the call.
+class Lengths {
+ public:
+  Lengths(py::handle obj, const char* what) {
+    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) !=
+        0) {
+      PyErr_Clear();
+      throw py::type_error(std::string(what) +
+                           " must be a contiguous buffer of int64, not " +
+                           Py_TYPE(obj.ptr())->tp_name);
+    }
+    std::string_view format = view_.format ? view_.format : "B";
+    if (view_.itemsize != 8 || (format != "q" && format != "l" &&
+                                format != "<q" && format != "=q")) {
+      PyBuffer_Release(&view_);
+      throw py::type_error(std::string(what) + " must hold int64, not format '" +
+                           std::string(format) + "'");
+    }
+  }
+  ~Lengths() { PyBuffer_Release(&view_); }
+  Lengths(const Lengths&) = delete;
+  Lengths& operator=(const Lengths&) = delete;
+  size_t size() const { return static_cast<size_t>(view_.len) / 8; }
+  int64_t operator[](size_t i) const {
+    return static_cast<const int64_t*>(view_.buf)[i];
+  }
+
+ private:
+  Py_buffer view_{};
+};
+
+// Cuts `data` into size() pieces of the given lengths (ValueError unless
+// they are non-negative and add up to its size exactly).
+void Cut(std::string_view data, const Lengths& lengths, const char* what,
+         std::vector<Entry>& entries, bool keys) {
+  size_t offset = 0;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    const int64_t n = lengths[i];
+    if (n < 0 || static_cast<uint64_t>(n) > data.size() - offset) {
+      throw py::value_error(std::string(what) +
+                            ": the lengths run past the buffer at entry " +
+                            std::to_string(i));
+    }
+    std::string_view piece = data.substr(offset, static_cast<size_t>(n));
+    (keys ? entries[i].key : entries[i].value) = piece;
+    offset += static_cast<size_t>(n);
+  }
+  if (offset != data.size()) {
+    throw py::value_error(std::string(what) + ": the lengths add up to " +
+                          std::to_string(offset) + " bytes of " +
+                          std::to_string(data.size()));
+  }
+}
+
+}  // namespace
+
+py::object WriteTablePacked(py::handle path_obj, py::handle keys,
+                            py::handle key_lengths, py::handle values,
+                            py::handle value_lengths,
+                            const sift::Options& options) {
+  std::string path = FsPath(path_obj);
+  Buffer key_bytes(keys, "keys"), value_bytes(values, "values");
+  Lengths key_lens(key_lengths, "key_lengths");
+  Lengths value_lens(value_lengths, "value_lengths");
+  if (key_lens.size() != value_lens.size()) {
+    throw py::value_error("key_lengths and value_lengths differ in length (" +
+                          std::to_string(key_lens.size()) + " and " +
+                          std::to_string(value_lens.size()) + ")");
+  }
+  std::vector<Entry> entries(key_lens.size());
+  Cut(key_bytes.bytes(), key_lens, "keys", entries, true);
+  Cut(value_bytes.bytes(), value_lens, "values", entries, false);
+  if (entries.empty()) return py::none();
+  BatchResult r;
+  {
+    ReleaseGil release;
+    r = SortAndWrite(entries, options, path);
+    if (!r.info.ok()) ::unlink(path.c_str());
+  }
+  Check(r.info.status());
+  return InfoDict(path_obj, r);
 }
 
 uint64_t EntriesChecksum(py::handle keys, py::handle values) {

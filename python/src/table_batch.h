@@ -28,6 +28,16 @@ namespace py = pybind11;
 py::object WriteTableBatch(py::handle path, py::handle keys, py::handle values,
                            const sift::Options& options);
 
+// As WriteTableBatch, for entries packed without a Python object per entry:
+// `keys` and `values` are bytes-like objects holding the keys (values) back
+// to back, and `key_lengths` / `value_lengths` contiguous buffers of int64
+// (numpy arrays) with the length of each, in input order. ValueError if the
+// lengths do not cut the buffers exactly; TypeError for other argument types.
+py::object WriteTablePacked(py::handle path, py::handle keys,
+                            py::handle key_lengths, py::handle values,
+                            py::handle value_lengths,
+                            const sift::Options& options);
+
 // An order-independent checksum of distinct entries: the sum, modulo 2^64,
 // over the entries of XXH3-64(value, seed = XXH3-64(key)). Sums of disjoint
 // sets of entries add up, so the checksums of the tables of a load add up to
