@@ -127,6 +127,8 @@ class ClearWorker final : public DbWorker {
     snapshot_.reset();
   }
 
+  void BeforeSettle() override { db_->WriteHappened(); }
+
   SnapshotRef snapshot_;
 };
 
@@ -230,7 +232,15 @@ Database::~Database() {
   db_.reset();
 }
 
+SnapshotRef Database::ImplicitSnapshot() {
+  if (implicit_snapshot_ == nullptr) {
+    implicit_snapshot_ = TakeSnapshot(db_.get());
+  }
+  return implicit_snapshot_;
+}
+
 void Database::DetachAll() {
+  implicit_snapshot_.reset();
   // Detach() unregisters; iterate over copies.
   std::vector<Iterator*> iterators(iterators_.begin(), iterators_.end());
   for (Iterator* it : iterators) it->Detach();
@@ -326,6 +336,7 @@ void Database::StartClose(Napi::Env env) {
 Napi::Value Database::Put(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
+  WriteHappened();
   auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
   if (!ReadBytes(info[0], &scratch_key_)) {
     return Rejected(env, KeyTypeError(env, "key"));
@@ -342,6 +353,7 @@ Napi::Value Database::Put(const Napi::CallbackInfo& info) {
 Napi::Value Database::Del(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
+  WriteHappened();
   auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
   if (!ReadBytes(info[0], &scratch_key_)) {
     return Rejected(env, KeyTypeError(env, "key"));
@@ -363,7 +375,7 @@ SnapshotRef Database::ReadSnapshot(const Napi::CallbackInfo& info,
     }
     return handle->snapshot();
   }
-  return TakeSnapshot(db_.get());
+  return ImplicitSnapshot();
 }
 
 // The four reads: get(key, valueAsString, fillCache, snapshot | null),
@@ -427,6 +439,7 @@ Napi::Value Database::HasMany(const Napi::CallbackInfo& info) {
 Napi::Value Database::Batch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
+  WriteHappened();
   if (!info[0].IsArray()) {
     return Rejected(env,
                     Napi::TypeError::New(env, "operations must be an array"));
@@ -466,6 +479,7 @@ Napi::Value Database::Batch(const Napi::CallbackInfo& info) {
 Napi::Value Database::WriteBatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
+  WriteHappened();
   BatchHandle* handle =
       info[0].IsObject() ? BatchHandle::Unwrap(info[0].As<Napi::Object>())
                          : nullptr;
@@ -482,6 +496,7 @@ Napi::Value Database::WriteBatch(const Napi::CallbackInfo& info) {
 Napi::Value Database::Clear(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
+  WriteHappened();
   if (!info[0].IsObject()) {
     return Rejected(env, Napi::TypeError::New(env, "options must be an object"));
   }

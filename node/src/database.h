@@ -55,6 +55,16 @@ class Database : public Napi::ObjectWrap<Database> {
   void Register(SnapshotHandle* s) { snapshots_.insert(s); }
   void Unregister(SnapshotHandle* s) { snapshots_.erase(s); }
 
+  // The snapshot an implicit read takes when called. Reads called while no
+  // write has been called or has completed since the last one share it: the
+  // database's state has not changed for them in between (writes still in
+  // flight when it was taken may or may not be seen, as abstract-level
+  // allows). Saves a snapshot (the DB's mutex and two allocations) per read
+  // in read-mostly work.
+  SnapshotRef ImplicitSnapshot();
+  // A write was called or has completed: later reads take a new snapshot.
+  void WriteHappened() { implicit_snapshot_.reset(); }
+
   // Called by the open and close work when done.
   void Opened(std::unique_ptr<sift::DB> db);
   void Closed();
@@ -100,6 +110,7 @@ class Database : public Napi::ObjectWrap<Database> {
   std::unique_ptr<Napi::Promise::Deferred> pending_close_;
   std::unordered_set<Iterator*> iterators_;
   std::unordered_set<SnapshotHandle*> snapshots_;
+  SnapshotRef implicit_snapshot_;
   // Reads may run two trips at once when many are queued (the engine serves
   // concurrent reads; reads from disk overlap their I/O); writes run one
   // trip at a time, in call order.

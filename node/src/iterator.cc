@@ -87,7 +87,7 @@ Iterator::Iterator(const Napi::CallbackInfo& info)
     }
     snapshot_ = handle->snapshot();
   } else {
-    snapshot_ = TakeSnapshot(database_->db());
+    snapshot_ = database_->ImplicitSnapshot();
   }
   database_->Register(this);
 }

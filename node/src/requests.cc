@@ -94,6 +94,7 @@ class DrainWorker final : public Napi::AsyncWorker {
   void Finish() {
     Napi::Env env = Env();
     queue_->running_--;
+    if (queue_->writes_) database_->WriteHappened();
     for (auto& r : requests_) {
       Napi::HandleScope scope(env);
       r->Settle(env);

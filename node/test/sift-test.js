@@ -375,3 +375,23 @@ test('writes in flight at once apply in call order', async function (t) {
   t.is((await db.keys({ gte: 'late', lt: 'late~' }).all()).length, 500, 'all queued writes landed')
   await db.close()
 })
+
+test('reads see every write finished before them and none called after them', async function (t) {
+  const db = new SiftLevel(location())
+  await db.open()
+  let wrong = 0
+  for (let i = 0; i < 300; i++) {
+    await db.put('k', 'a' + i)
+    const before = [db.get('k'), db.getMany(['k']), db.has('other' + i)]
+    const it = db.iterator()
+    const write = db.batch([{ type: 'put', key: 'k', value: 'b' + i }, { type: 'put', key: 'other' + i, value: 'x' }])
+    const [v, many, has] = await Promise.all(before)
+    const [[, iv]] = await it.all()
+    if (v !== 'a' + i || many[0] !== 'a' + i || has !== false || iv !== 'a' + i) wrong++
+    await write
+    const after = await Promise.all([db.get('k'), db.has('other' + i)])
+    if (after[0] !== 'b' + i || after[1] !== true) wrong++
+  }
+  t.is(wrong, 0, 'reads called before a write never see it; reads after it finished always do')
+  await db.close()
+})
