@@ -184,6 +184,20 @@ def _write_manifest(path, splits, shard_dirs):
 
 # ------------------------------------------------------------- sampling
 
+def _bytes_values(values, column):
+    """`values` as an object array of bytes: bytearray and memoryview values
+    are copied to bytes; anything else is a TypeError naming the column."""
+    if len(values) == 0 or pd.api.types.infer_dtype(values, skipna=False) == "bytes":
+        return values
+    bad = next((v for v in values if not isinstance(v, (bytes, bytearray, memoryview))), None)
+    if bad is not None:
+        raise TypeError(f"sift.dask: values (column {column!r}) must be bytes, found "
+                        f"{type(bad).__name__} ({bad!r:.60})")
+    converted = np.empty(len(values), dtype=object)
+    converted[:] = [bytes(memoryview(v).cast("B")) for v in values]
+    return converted
+
+
 def _byte_lengths(objs):
     return np.fromiter(map(len, objs), dtype=np.int64, count=len(objs))
 
@@ -200,13 +214,8 @@ def _sample_partition(df, key, value, k):
     hashes = pd.util.hash_array(keys)
     uniq, first = np.unique(hashes, return_index=True)
     take = first[:k]
-    values = df[value].to_numpy(dtype=object)[take]
-    if pd.api.types.infer_dtype(values, skipna=False) == "bytes":
-        value_sizes = _byte_lengths(values)
-    else:
-        value_sizes = np.fromiter((memoryview(v).nbytes for v in values), dtype=np.int64,
-                                  count=len(values))
-    sizes = _byte_lengths(keys[take]) + value_sizes
+    values = _bytes_values(df[value].to_numpy(dtype=object)[take], value)
+    sizes = _byte_lengths(keys[take]) + _byte_lengths(values)
     return pd.DataFrame({"h": uniq[:k], "key": keys[take], "size": sizes})
 
 
@@ -270,16 +279,7 @@ def _split_partition(df, partition_info=None, *, key, value, bounds, nparts):
     number = partition_info["number"] if partition_info else 0
     keys = df[key].to_numpy(dtype=object)
     _check_bytes_array(keys, f"keys (column {key!r})")
-    values = df[value].to_numpy(dtype=object)
-    if len(values) and pd.api.types.infer_dtype(values, skipna=False) != "bytes":
-        bad = next((v for v in values if not isinstance(v, (bytes, bytearray, memoryview))),
-                   None)
-        if bad is not None:
-            raise TypeError(f"sift.dask: values (column {value!r}) must be bytes, found "
-                            f"{type(bad).__name__} ({bad!r:.60})")
-        converted = np.empty(len(values), dtype=object)
-        converted[:] = [bytes(memoryview(v).cast("B")) for v in values]
-        values = converted
+    values = _bytes_values(df[value].to_numpy(dtype=object), value)
     parts = (np.searchsorted(bounds, keys, side="right").astype(np.int64) if len(bounds)
              else np.zeros(len(keys), dtype=np.int64))
     order = np.argsort(parts, kind="stable")  # stable: input order within a piece

@@ -234,6 +234,9 @@ def test_non_bytes_keys_raise_type_error(client, tmp_path):
                    partitions_per_shard=1)  # no sample: met while building
     with pytest.raises(TypeError):
         sd.to_sift(db_.from_sequence([(1, b"x")]), target)
+    str_values = pd.DataFrame({"key": [b"a", b"b"], "value": [b"1", "2"]})
+    with pytest.raises(TypeError, match=r"values \(column 'value'\) must be bytes, found str"):
+        sd.to_sift(dd.from_pandas(str_values, npartitions=1), target)
     assert not os.path.exists(os.path.join(target, "CURRENT"))
     assert not os.path.exists(os.path.join(target, sd.MANIFEST_NAME))
     assert not leftover_tables(str(tmp_path))

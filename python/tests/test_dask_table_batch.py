@@ -57,3 +57,34 @@ def test_entries_checksum_is_a_sum_over_entries():
     # The key/value split matters: ("ab", "") is not ("a", "b").
     assert sift.entries_checksum([b"ab"], [b""]) != sift.entries_checksum([b"a"], [b"b"])
     assert sift.entries_checksum([], []) == 0
+
+
+def test_write_table_packed_matches_write_table(tmp_path):
+    np = pytest.importorskip("numpy")
+    rng = random.Random(9)
+    keys = [b"p%03d" % rng.randrange(200) + b"\0" * rng.randrange(3) for _ in range(1000)]
+    values = [bytes(rng.randrange(256) for _ in range(rng.randrange(20))) for _ in keys]
+    lengths = lambda xs: np.array([len(x) for x in xs], dtype=np.int64)  # noqa: E731
+    packed = sift.write_table_packed(str(tmp_path / "p.sst"), b"".join(keys), lengths(keys),
+                                     b"".join(values), lengths(values))
+    plain = sift.write_table(str(tmp_path / "q.sst"), keys, values)
+    for field in ("smallest_key", "largest_key", "num_entries", "checksum", "duplicates"):
+        assert packed[field] == plain[field], field
+    assert sift.write_table_packed(str(tmp_path / "e.sst"), b"", np.zeros(0, np.int64), b"",
+                                   np.zeros(0, np.int64)) is None
+    with pytest.raises(ValueError, match="add up to 3 bytes of 4"):
+        sift.write_table_packed(str(tmp_path / "x.sst"), b"abcd", np.array([1, 2]), b"xy",
+                                np.array([1, 1]))
+    with pytest.raises(ValueError, match="run past"):
+        sift.write_table_packed(str(tmp_path / "x.sst"), b"ab", np.array([1, -1]), b"xy",
+                                np.array([1, 1]))
+    with pytest.raises(ValueError, match="differ in length"):
+        sift.write_table_packed(str(tmp_path / "x.sst"), b"ab", np.array([1, 1]), b"x",
+                                np.array([1]))
+    with pytest.raises(TypeError, match="int64"):
+        sift.write_table_packed(str(tmp_path / "x.sst"), b"ab", np.array([1, 1], np.int32),
+                                b"xy", np.array([1, 1]))
+    with pytest.raises(TypeError, match="bytes-like"):
+        sift.write_table_packed(str(tmp_path / "x.sst"), "ab", np.array([1, 1]), b"xy",
+                                np.array([1, 1]))
+    assert not os.path.exists(tmp_path / "x.sst")
