@@ -202,7 +202,8 @@ def main():
               flush=True)
         for name in ("one", "sharded"):
             out[f"speedup_{name}"] = seconds / out[f"to_sift_{name}"]["seconds"]
-            print(f"  to_sift {name} is {out[f'speedup_{name}']:.2f}x faster", flush=True)
+            print(f"  to_sift {name}: {out[f'speedup_{name}']:.2f}x the speed of write_batch",
+                  flush=True)
         shutil.rmtree(os.path.join(args.work, "baseline"))
 
     one = os.path.join(args.work, "one")

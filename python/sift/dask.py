@@ -754,15 +754,18 @@ def _scan_partition(spec, read_dir, columns, verify_checksums):
     ckpt, lo, hi = spec
     root = getattr(read_dir, "root", read_dir)
     want_key, want_value = "key" in columns, "value" in columns
+    keys = values = ()
     with sift.DB(os.path.join(root, ckpt), lru_cache_size=1 << 20) as d:
-        it = d.iterator(start=lo, stop=hi, include_key=True, include_value=want_value,
+        it = d.iterator(start=lo, stop=hi, include_key=want_key, include_value=want_value,
                         verify_checksums=verify_checksums, fill_cache=False)
-        if want_value:
+        if want_key and want_value:
             items = list(it)
             keys = [k for k, _ in items]
             values = [v for _, v in items]
+        elif want_key:
+            keys = list(it)
         else:
-            keys, values = list(it), []
+            values = list(it)
     data = {}
     for c in columns:
         data[c] = np.array(keys if c == "key" else values, dtype=object)
