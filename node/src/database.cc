@@ -337,7 +337,7 @@ Napi::Value Database::Put(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
   WriteHappened();
-  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  auto r = writes_.NewRequest(env, Request::Kind::kWrite);
   if (!ReadBytes(info[0], &scratch_key_)) {
     return Rejected(env, KeyTypeError(env, "key"));
   }
@@ -354,7 +354,7 @@ Napi::Value Database::Del(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
   WriteHappened();
-  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  auto r = writes_.NewRequest(env, Request::Kind::kWrite);
   if (!ReadBytes(info[0], &scratch_key_)) {
     return Rejected(env, KeyTypeError(env, "key"));
   }
@@ -396,7 +396,7 @@ Napi::Value Database::Read(const Napi::CallbackInfo& info, Request::Kind kind) {
     return Rejected(env, CodedError(env, "LEVEL_SNAPSHOT_NOT_OPEN",
                                     "Snapshot is not open"));
   }
-  auto r = std::make_unique<Request>(env, kind);
+  auto r = reads_.NewRequest(env, kind);
   r->snapshot = std::move(snapshot);
   if (get) {
     r->as_string = info[1].ToBoolean().Value();
@@ -445,7 +445,7 @@ Napi::Value Database::Batch(const Napi::CallbackInfo& info) {
                     Napi::TypeError::New(env, "operations must be an array"));
   }
   Napi::Array ops = info[0].As<Napi::Array>();
-  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  auto r = writes_.NewRequest(env, Request::Kind::kWrite);
   r->sync = info[1].ToBoolean().Value();
   Napi::String key_name = Napi::String::New(env, "key");
   Napi::String value_name = Napi::String::New(env, "value");
@@ -486,7 +486,7 @@ Napi::Value Database::WriteBatch(const Napi::CallbackInfo& info) {
   if (handle == nullptr) {
     return Rejected(env, Napi::TypeError::New(env, "expected a batch"));
   }
-  auto r = std::make_unique<Request>(env, Request::Kind::kWrite);
+  auto r = writes_.NewRequest(env, Request::Kind::kWrite);
   r->batch = handle->TakeBatch();
   r->sync = info[1].ToBoolean().Value();
   return writes_.Add(this, std::move(r));

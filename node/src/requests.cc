@@ -34,6 +34,21 @@ void Request::Read(sift::DB* db) {
   snapshot.reset();
 }
 
+void Request::Reset(Napi::Env env, Kind k) {
+  kind = k;
+  deferred = Napi::Promise::Deferred::New(env);
+  key.clear();
+  key_ends.clear();
+  snapshot.reset();
+  as_string = false;
+  fill_cache = true;
+  batch.Clear();
+  sync = false;
+  status = absl::OkStatus();
+  found.clear();
+  // value and values keep their strings: Get and MultiGet assign into them.
+}
+
 void Request::Settle(Napi::Env env) {
   if (!status.ok()) {
     deferred.Reject(StatusToError(env, status).Value());
@@ -95,10 +110,17 @@ class DrainWorker final : public Napi::AsyncWorker {
     Napi::Env env = Env();
     queue_->running_--;
     if (queue_->writes_) database_->WriteHappened();
+    // A few requests are kept for reuse; more than a trip's worth would
+    // only hold memory.
+    constexpr size_t kKeepFree = 64;
     for (auto& r : requests_) {
       Napi::HandleScope scope(env);
       r->Settle(env);
       database_->WorkDone();
+      if (queue_->free_.size() < kKeepFree && r->batch.ApproximateSize() < 4096 &&
+          r->key.capacity() < 4096) {
+        queue_->free_.push_back(std::move(r));
+      }
     }
     requests_.clear();
     queue_->MaybeStart(database_);
@@ -110,6 +132,15 @@ class DrainWorker final : public Napi::AsyncWorker {
   sift::DB* const db_;
   std::vector<std::unique_ptr<Request>> requests_;
 };
+
+std::unique_ptr<Request> RequestQueue::NewRequest(Napi::Env env,
+                                                  Request::Kind kind) {
+  if (free_.empty()) return std::make_unique<Request>(env, kind);
+  std::unique_ptr<Request> r = std::move(free_.back());
+  free_.pop_back();
+  r->Reset(env, kind);
+  return r;
+}
 
 Napi::Promise RequestQueue::Add(Database* database,
                                 std::unique_ptr<Request> request) {

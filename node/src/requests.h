@@ -30,7 +30,11 @@ struct Request {
   Request(Napi::Env env, Kind k)
       : kind(k), deferred(Napi::Promise::Deferred::New(env)) {}
 
-  const Kind kind;
+  // Makes a settled request new again, keeping the capacity of its buffers
+  // (keys, values) for the next call.
+  void Reset(Napi::Env env, Kind k);
+
+  Kind kind;
   Napi::Promise::Deferred deferred;
 
   // Reads: the key (or keys), their snapshot (taken when the call was
@@ -65,6 +69,10 @@ class RequestQueue {
   RequestQueue(bool writes, int max_running)
       : writes_(writes), max_running_(max_running) {}
 
+  // A request to fill in and Add: a settled one reused, or a new one.
+  // JavaScript thread only.
+  std::unique_ptr<Request> NewRequest(Napi::Env env, Request::Kind kind);
+
   // Queues `request` and starts a drain when fewer than max_running are
   // running. Returns the request's promise.
   Napi::Promise Add(Database* database, std::unique_ptr<Request> request);
@@ -82,6 +90,8 @@ class RequestQueue {
   int running_ = 0;
   std::mutex mu_;
   std::vector<std::unique_ptr<Request>> pending_;  // guarded by mu_
+  // Settled requests kept for reuse (JavaScript thread only).
+  std::vector<std::unique_ptr<Request>> free_;
 };
 
 }  // namespace sift_node
