@@ -211,7 +211,7 @@ def _sample_partition(df, key, value, k):
         return pd.DataFrame({"h": np.array([], dtype=np.uint64),
                              "key": np.array([], dtype=object),
                              "size": np.array([], dtype=np.int64)})
-    hashes = pd.util.hash_array(keys)
+    hashes = pd.util.hash_array(keys, categorize=False)  # no factorizing first
     uniq, first = np.unique(hashes, return_index=True)
     take = first[:k]
     values = _bytes_values(df[value].to_numpy(dtype=object)[take], value)
