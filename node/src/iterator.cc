@@ -20,8 +20,15 @@ class NextWorker final : public DbWorker {
 
  private:
   void Execute() override { status_ = it_->Fill(sift_db_, size_); }
-  void BeforeSettle() override { it_->busy_ = false; }
-  Napi::Value Result(Napi::Env env) override { return it_->Entries(env); }
+  void BeforeSettle() override {
+    it_->busy_ = false;
+    if (it_->close_pending_) it_->Detach();
+  }
+  Napi::Value Result(Napi::Env env) override {
+    // The entries live in the iterator's buffers, which a close after the
+    // read has not touched (Detach releases only the sift objects).
+    return it_->Entries(env);
+  }
 
   Iterator* const it_;
   Napi::ObjectReference it_ref_;
@@ -139,8 +146,13 @@ Napi::Value Iterator::Next(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value Iterator::Close(const Napi::CallbackInfo& info) {
-  // abstract-level closes only when no read is in flight.
-  if (!busy_) Detach();
+  // abstract-level closes only when no read is in flight; should a read be
+  // running anyway, it releases the iterator when it completes.
+  if (busy_) {
+    close_pending_ = true;
+  } else {
+    Detach();
+  }
   return info.Env().Undefined();
 }
 

@@ -71,6 +71,8 @@ class Iterator : public Napi::ObjectWrap<Iterator> {
   std::optional<std::string> seek_target_;
   bool ended_ = false;
   bool busy_ = false;
+  // close() came while a read was in flight: done when the read completes.
+  bool close_pending_ = false;
 
   // The last run read: keys and values back to back in arena_, ends_[i] the
   // end offset of the i-th piece. Reused across reads.

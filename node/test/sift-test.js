@@ -395,3 +395,20 @@ test('reads see every write finished before them and none called after them', as
   t.is(wrong, 0, 'reads called before a write never see it; reads after it finished always do')
   await db.close()
 })
+
+test('the addon closes an iterator asked to close during a read, once the read is done', async function (t) {
+  const native = new binding.Database(location())
+  await native.open({ createIfMissing: true })
+  for (let i = 0; i < 100; i++) await native.put(key(i), 'v', false)
+  const it = new binding.Iterator(native, {}, null, true, false)
+  const reading = it.next(50)
+  it.close()
+  t.is((await reading).length, 50, 'the read in flight completes')
+  try {
+    await it.next(1)
+    t.fail('read after close')
+  } catch (err) {
+    t.is(err.code, 'LEVEL_ITERATOR_NOT_OPEN')
+  }
+  await native.close()
+})
