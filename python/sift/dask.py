@@ -820,8 +820,10 @@ def read_sift(path, start=None, stop=None, npartitions=None, columns=("key", "va
     path: a database, a sharded layout written by to_sift (read_layout), or
         an open sift.DB of this process (its writers may go on meanwhile).
     start, stop: bytes bounds (inclusive, exclusive); None leaves a side open.
-    npartitions: how many partitions (range scans) to make; None: one per
-        `partition_bytes` of table files, at least one per shard in range.
+    npartitions: how many partitions (range scans) to make, shared among
+        the shards by their sizes; fewer where a range has too few data
+        blocks to cut. None: one per `partition_bytes` of table files, at
+        least one per shard with keys in range.
     columns: 'key' and/or 'value', as object columns of bytes, in key order
         within a partition and across partitions (partition i holds keys
         below those of partition i+1).

@@ -178,7 +178,7 @@ def test_empty_partitions_and_empty_input(client, tmp_path):
 
 def test_duplicates_last_row_in_input_order_wins(client, tmp_path):
     # Every key appears in several input partitions; the shuffle mixes the
-    # rows, the ordinal puts them back in order.
+    # rows, joining the pieces by input partition puts them back in order.
     n = 4000
     keys = [b"k%03d" % (i % 300) for i in range(n)]
     values = [b"row%05d" % i for i in range(n)]
