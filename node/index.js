@@ -18,6 +18,21 @@ const kPosition = Symbol('position')
 const kRun = Symbol('run')
 const kDone = Symbol('done')
 const kError = Symbol('error')
+const kSignal = Symbol('signal')
+const kRead = Symbol('read')
+
+// What an aborted read rejects with: abstract-level's code and the name of
+// the web platform's abort errors.
+class AbortError extends Error {
+  constructor (cause) {
+    super('Operation has been aborted', { cause })
+    this.code = 'LEVEL_ABORTED'
+  }
+
+  get name () {
+    return 'AbortError'
+  }
+}
 
 // sift's enumerations, by the names the options accept.
 const COMPRESSION = { none: 0, snappy: 1 }
@@ -100,6 +115,9 @@ class SiftLevel extends AbstractLevel {
         flush: true,
         compactRange: true,
         getProperty: true
+      },
+      signals: {
+        iterators: true
       }
     }, options)
 
@@ -275,6 +293,29 @@ function iteratorClass (Base) {
       this[kPosition] = 0
       this[kRun] = FIRST_RUN
       this[kDone] = false
+      this[kSignal] = options.signal || null
+    }
+
+    // A read of the addon, rejected with LEVEL_ABORTED as soon as the
+    // iterator's signal aborts. The read itself runs to its end on the pool
+    // (it is one bounded run); its result is dropped, and abstract-level
+    // refuses further reads of an aborted iterator.
+    [kRead] (size) {
+      const promise = this[kNative].next(size)
+      const signal = this[kSignal]
+      if (signal === null) return promise
+      return new Promise((resolve, reject) => {
+        const onAbort = () => reject(new AbortError(signal.reason))
+        if (signal.aborted) return onAbort()
+        signal.addEventListener('abort', onAbort, { once: true })
+        promise.then((items) => {
+          signal.removeEventListener('abort', onAbort)
+          resolve(items)
+        }, (err) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(err)
+        })
+      })
     }
 
     _seek (target, options) {
@@ -293,7 +334,7 @@ function iteratorClass (Base) {
       if (this[kDone]) return undefined
       if (this[kNative] === null) throw this[kError]
       const run = this[kRun]
-      const items = await this[kNative].next(run)
+      const items = await this[kRead](run)
       this[kRun] = Math.min(run * 4, MAX_RUN)
       // A short run means the end (of the range, the limit or the data).
       if (items.length < run) this[kDone] = true
@@ -312,7 +353,7 @@ function iteratorClass (Base) {
       }
       if (this[kDone]) return []
       if (this[kNative] === null) throw this[kError]
-      const items = await this[kNative].next(size)
+      const items = await this[kRead](size)
       if (items.length < size) this[kDone] = true
       return items
     }
@@ -326,12 +367,13 @@ function iteratorClass (Base) {
       this[kDone] = true
       // abstract-level stops calling once the limit is met, and the addon
       // itself never returns more than the limit: ask for everything.
-      const rest = await this[kNative].next(2 ** 30)
+      const rest = await this[kRead](2 ** 30)
       return head.length === 0 ? rest : head.concat(rest)
     }
 
     async _close () {
       this[kCache] = []
+      this[kSignal] = null
       if (this[kNative] !== null) this[kNative].close()
     }
   }

@@ -32,6 +32,7 @@ test('manifest says what sift-level supports', async function (t) {
     t.is(s[name], true, name)
   }
   t.is(s.getSync, undefined, 'getSync is not offered')
+  t.is(s.signals.iterators, true, 'iterator reads can be aborted')
   t.same(s.additionalMethods, { flush: true, compactRange: true, getProperty: true })
   for (const e of ['buffer', 'view', 'utf8']) t.is(s.encodings[e], true, e)
   await db.close()
