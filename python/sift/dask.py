@@ -24,6 +24,7 @@ import math
 import os
 import re
 import shutil
+import time
 import uuid
 import weakref
 
@@ -131,13 +132,24 @@ def _exclusive_lock(lock_path):
         os.close(fd)
 
 
+def _persist_and_wait(collection):
+    """The collection computed and held where it is (on the workers, with a
+    distributed client), returning once every partition is there."""
+    collection = collection.persist()
+    try:
+        from distributed import default_client, wait
+        default_client()
+    except (ImportError, ValueError):
+        return collection  # a local scheduler: persist has computed it
+    wait(collection)
+    return collection
+
+
 def _remove_run(run_dir):
     """Removes a run that ingested nothing. A build task still running on a
     worker when the load failed may create its table meanwhile (before it sees
     its directory gone), so the removal is tried again for a few seconds; a
     run left over is removed by the next load into the target."""
-    import time
-
     for _ in range(50):
         shutil.rmtree(run_dir, ignore_errors=True)
         if not os.path.exists(run_dir):
@@ -308,14 +320,17 @@ _PIECE_META = {_PART: np.int64, "src": np.int64, "kbuf": object, "klen": object,
 
 _INFO_COLUMNS = {"partition": np.int64, "path": object, "smallest_key": object,
                  "largest_key": object, "num_entries": np.int64, "file_size": np.int64,
-                 "checksum": np.uint64, "duplicates": np.int64, "rows": np.int64}
+                 "checksum": np.uint64, "duplicates": np.int64, "rows": np.int64,
+                 "seconds": np.float64}
 
 
 def _write_partition(df, partition_info=None, *, stage_dir, table_options):
     """Writes output partition `number` as one table (none if it is empty)."""
     number = partition_info["number"] if partition_info else 0
+    started = time.monotonic()
     row = {"partition": number, "path": None, "smallest_key": None, "largest_key": None,
-           "num_entries": 0, "file_size": 0, "checksum": 0, "duplicates": 0, "rows": 0}
+           "num_entries": 0, "file_size": 0, "checksum": 0, "duplicates": 0, "rows": 0,
+           "seconds": 0.0}
     if len(df):
         if (df[_PART].to_numpy() != number).any():
             raise RuntimeError(f"sift.dask: partition {number} received rows of another "
@@ -333,6 +348,7 @@ def _write_partition(df, partition_info=None, *, stage_dir, table_options):
             row.update({k: info[k] for k in ("path", "smallest_key", "largest_key",
                                              "num_entries", "file_size", "checksum",
                                              "duplicates")})
+    row["seconds"] = time.monotonic() - started
     out = pd.DataFrame([row])
     return out.astype(_INFO_COLUMNS)
 
@@ -479,7 +495,8 @@ def _work_dir(path, sharded):
 
 def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
             sample_size=1 << 16, partition_bytes=64 << 20, partitions_per_shard=None,
-            run_id=None, verify_checksums=True, shuffle="tasks", persist=True):
+            run_id=None, verify_checksums=True, shuffle="tasks", persist=True,
+            separate_phases=False):
     """Load `data` into sift at `path`; returns a report (a dict).
 
     data: a dask DataFrame with bytes columns `key` and `value` (object dtype),
@@ -553,11 +570,12 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
     equal to sift.entries_checksum of a full scan of the data loaded when the
     targets were empty), 'rows' (input rows), 'duplicates' (rows dropped as
     overwritten within this load), 'estimated' (the sample's estimate of
-    distinct keys and bytes, or None), 'seconds' (per phase: sample,
-    shuffle_write, ingest)}.
+    distinct keys and bytes, or None), 'seconds' (wall time per phase:
+    'sample', 'shuffle_write' and 'ingest'; with `separate_phases` the
+    shuffled pieces are held on the workers until all have arrived, so that
+    'shuffle' and 'write' are timed apart, at the cost of that barrier; and
+    'write_tasks', the time the write tasks took, summed over tasks)}.
     """
-    import time
-
     options = dict(options or {})
     for forbidden in ("create_if_missing", "error_if_exists"):
         options.pop(forbidden, None)
@@ -605,7 +623,7 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
     os.makedirs(path if sharded else os.path.dirname(os.path.abspath(path)), exist_ok=True)
     work = _work_dir(path, sharded)
     os.makedirs(work, exist_ok=True)
-    seconds = {"sample": 0.0, "shuffle_write": 0.0, "ingest": 0.0}
+    seconds = {"sample": 0.0, "shuffle_write": 0.0, "ingest": 0.0, "write_tasks": 0.0}
     with _exclusive_lock(os.path.join(work, "LOCK")):
         run_dir = os.path.join(work, f"run-{run_id}")
         # Runs left by a process that died: those that ingested nothing are
@@ -666,15 +684,22 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
                     nparts=nparts, meta=_PIECE_META, enforce_metadata=False)
                 shuffled = rearrange_by_column(pieces, _PART, npartitions=nparts,
                                                shuffle=shuffle, ignore_index=True)
+                if separate_phases:
+                    shuffled = _persist_and_wait(shuffled)
+                    seconds["shuffle"] = time.monotonic() - t0
                 infos = shuffled.map_partitions(
                     _write_partition, stage_dir=stage_dir, table_options=table_options,
                     meta=pd.DataFrame({c: pd.Series(dtype=t) for c, t in _INFO_COLUMNS.items()}),
                     enforce_metadata=False).compute()
                 seconds["shuffle_write"] = time.monotonic() - t0
+                if separate_phases:
+                    seconds["write"] = seconds["shuffle_write"] - seconds["shuffle"]
+                seconds["write_tasks"] = float(infos["seconds"].sum())
                 del ddf, pieces, shuffled  # let the workers drop the persisted input
                 rows = int(infos["rows"].sum())
                 tables = [dict(r) for r in infos.to_dict("records") if r["path"] is not None]
                 for t in tables:
+                    t.pop("seconds")
                     for c in ("partition", "num_entries", "file_size", "duplicates", "rows"):
                         t[c] = int(t[c])
                     t["checksum"] = int(t["checksum"])

@@ -87,7 +87,8 @@ def test_round_trip_uniform_keys_one_database(client, tmp_path):
     keys = [bytes(rng.integers(0, 256, 16, dtype=np.uint8)) for _ in range(20000)]
     df, ddf = frame(keys, npartitions=5)
     target = str(tmp_path / "db")
-    report = sd.to_sift(ddf, target, partition_bytes=100_000)
+    report = sd.to_sift(ddf, target, partition_bytes=100_000, separate_phases=True)
+    assert set(report["seconds"]) >= {"sample", "shuffle", "write", "write_tasks", "ingest"}
     want = expected(df)
     got = scan_layout(target)
     assert digest(got) == digest(want)
