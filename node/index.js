@@ -149,33 +149,35 @@ class SiftLevel extends AbstractLevel {
     return this[kNative].close()
   }
 
-  async _put (key, value, options) {
+  // The point operations return the addon's promise as it is (abstract-level
+  // awaits it): an async wrapper would add a promise and a turn per call.
+  _put (key, value, options) {
     return this[kNative].put(key, value, options.sync === true)
   }
 
-  async _del (key, options) {
+  _del (key, options) {
     return this[kNative].del(key, options.sync === true)
   }
 
-  async _get (key, options) {
+  _get (key, options) {
     return this[kNative].get(key, options.valueEncoding === 'utf8',
       options.fillCache !== false, nativeSnapshot(options))
   }
 
-  async _getMany (keys, options) {
+  _getMany (keys, options) {
     return this[kNative].getMany(keys, options.valueEncoding === 'utf8',
       options.fillCache !== false, nativeSnapshot(options))
   }
 
-  async _has (key, options) {
+  _has (key, options) {
     return this[kNative].has(key, nativeSnapshot(options))
   }
 
-  async _hasMany (keys, options) {
+  _hasMany (keys, options) {
     return this[kNative].hasMany(keys, nativeSnapshot(options))
   }
 
-  async _batch (operations, options) {
+  _batch (operations, options) {
     return this[kNative].batch(operations, options.sync === true)
   }
 
