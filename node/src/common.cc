@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "database.h"
@@ -63,6 +65,37 @@ bool ReadBytes(const Napi::Value& value, std::string* out) {
   if (!ViewBytes(value, &view)) return false;
   out->assign(view);
   return true;
+}
+
+namespace {
+
+// True if every byte is below 0x80, eight at a time.
+bool IsAscii(std::string_view bytes) {
+  size_t i = 0;
+  uint64_t bits = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    bits |= word;
+  }
+  for (; i < bytes.size(); i++) bits |= static_cast<uint8_t>(bytes[i]);
+  return (bits & 0x8080808080808080ull) == 0;
+}
+
+}  // namespace
+
+Napi::Value BytesToJs(Napi::Env env, std::string_view bytes, bool as_string) {
+  if (!as_string) return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
+  // ASCII reads the same as Latin-1, which V8 copies as it is; UTF-8 it
+  // decodes and checks byte by byte.
+  if (IsAscii(bytes)) {
+    napi_value out;
+    if (napi_create_string_latin1(env, bytes.data(), bytes.size(), &out) ==
+        napi_ok) {
+      return Napi::Value(env, out);
+    }
+  }
+  return Napi::String::New(env, bytes.data(), bytes.size());
 }
 
 Napi::Error CodedError(Napi::Env env, const char* code, std::string_view msg) {

@@ -32,12 +32,8 @@ bool ReadBytes(const Napi::Value& value, std::string* out);
 // JavaScript thread does not run. false if `value` is not a view.
 bool ViewBytes(const Napi::Value& value, std::string_view* out);
 
-// A string (UTF-8) or a Buffer holding a copy of `bytes`.
-inline Napi::Value BytesToJs(Napi::Env env, std::string_view bytes,
-                             bool as_string) {
-  if (as_string) return Napi::String::New(env, bytes.data(), bytes.size());
-  return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
-}
+// A string (the bytes as UTF-8) or a Buffer holding a copy of `bytes`.
+Napi::Value BytesToJs(Napi::Env env, std::string_view bytes, bool as_string);
 
 // An Error whose `code` follows abstract-level's codes where one fits
 // (LEVEL_CORRUPTION, LEVEL_IO_ERROR, LEVEL_LOCKED, LEVEL_NOT_FOUND) and

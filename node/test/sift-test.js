@@ -413,3 +413,19 @@ test('the addon closes an iterator asked to close during a read, once the read i
   }
   await native.close()
 })
+
+test('utf8 strings round-trip, ASCII or not, at every length around a word', async function (t) {
+  const db = new SiftLevel(location())
+  const values = []
+  for (let n = 0; n < 20; n++) {
+    values.push('a'.repeat(n), 'a'.repeat(n) + 'é', 'ü' + 'b'.repeat(n), 'x'.repeat(n) + '\u{1F600}', '\x7f'.repeat(n))
+  }
+  await db.batch(values.map((v, i) => ({ type: 'put', key: key(i) + v, value: v })))
+  const got = await db.getMany(values.map((v, i) => key(i) + v))
+  t.same(got, values, 'getMany')
+  t.is(await db.get(key(7) + values[7]), values[7], 'get')
+  const entries = await db.iterator().all()
+  t.same(entries.map(([k, v]) => v), values, 'iterator values')
+  t.same(entries.map(([k]) => k), values.map((v, i) => key(i) + v), 'iterator keys')
+  await db.close()
+})
