@@ -36,6 +36,7 @@ import pandas as pd
 from dask.dataframe.shuffle import rearrange_by_column
 
 import sift
+from sift import _sift
 
 __all__ = ["to_sift", "read_sift", "read_layout", "MANIFEST_NAME"]
 
@@ -232,9 +233,15 @@ def _sample_partition(df, key, value, k):
 
 
 def _merge_samples(*samples, k):
-    s = pd.concat(samples, ignore_index=True)
-    s = s.drop_duplicates("h").sort_values("h", kind="stable")
-    return s.iloc[:k].reset_index(drop=True)
+    if not samples:
+        return _sample_partition(pd.DataFrame({"k": [], "v": []}, dtype=object), "k", "v", k)
+    h = np.concatenate([s["h"].to_numpy() for s in samples])
+    uniq, first = np.unique(h, return_index=True)  # sorted, first of each hash
+    take = first[:k]
+    return pd.DataFrame({
+        "h": uniq[:k],
+        "key": np.concatenate([s["key"].to_numpy(dtype=object) for s in samples])[take],
+        "size": np.concatenate([s["size"].to_numpy() for s in samples])[take]})
 
 
 def _sample(ddf, key, value, k):
@@ -285,33 +292,24 @@ def _split_partition(df, partition_info=None, *, key, value, bounds, nparts):
 
     One row per non-empty piece: its output partition (_PART), the input
     partition it came from (src) and its entries packed without a Python
-    object per entry (keys and values back to back, int64 lengths), in input
-    order. Packing makes the shuffle move a few buffers per piece instead of
-    pickling every key and value."""
+    object per entry (keys and values back to back, their lengths as bytes
+    of int64), in input order. The cutting and packing is one call in C++
+    (sift._sift.split_packed, GIL released), and each piece is four bytes
+    objects, which the shuffle moves without pickling every key and value."""
     number = partition_info["number"] if partition_info else 0
     keys = df[key].to_numpy(dtype=object)
     _check_bytes_array(keys, f"keys (column {key!r})")
     values = _bytes_values(df[value].to_numpy(dtype=object), value)
-    parts = (np.searchsorted(bounds, keys, side="right").astype(np.int64) if len(bounds)
-             else np.zeros(len(keys), dtype=np.int64))
-    order = np.argsort(parts, kind="stable")  # stable: input order within a piece
-    counts = np.bincount(parts, minlength=nparts)
-    out = {_PART: [], "src": [], "kbuf": [], "klen": [], "vbuf": [], "vlen": []}
-    begin = 0
-    for j in np.flatnonzero(counts):
-        idx = order[begin:begin + counts[j]]
-        begin += counts[j]
-        ks, vs = keys[idx], values[idx]
-        out[_PART].append(int(j))
-        out["src"].append(number)
-        out["kbuf"].append(b"".join(ks))
-        out["klen"].append(_byte_lengths(ks))
-        out["vbuf"].append(b"".join(vs))
-        out["vlen"].append(_byte_lengths(vs))
+    pieces = _sift.split_packed(keys, values, bounds)
+    # As numpy arrays (views of the bytes, no copy): distributed sends numpy
+    # arrays out of band, as the frames they are, where bytes objects inside
+    # a column would be copied into the pickle stream and out of it again.
     return pd.DataFrame({
-        _PART: np.array(out[_PART], dtype=np.int64),
-        "src": np.array(out["src"], dtype=np.int64),
-        **{c: pd.Series(out[c], dtype=object) for c in ("kbuf", "klen", "vbuf", "vlen")},
+        _PART: np.array([p[0] for p in pieces], dtype=np.int64),
+        "src": np.full(len(pieces), number, dtype=np.int64),
+        **{c: pd.Series([np.frombuffer(p[i], dtype=t) for p in pieces], dtype=object)
+           for i, c, t in ((1, "kbuf", np.uint8), (2, "klen", np.int64),
+                           (3, "vbuf", np.uint8), (4, "vlen", np.int64))},
     })
 
 
@@ -342,8 +340,10 @@ def _write_partition(df, partition_info=None, *, stage_dir, table_options):
         vlen = np.concatenate(pieces["vlen"].tolist())
         row["rows"] = len(klen)
         path = os.path.join(stage_dir, f"part-{number:06d}.sst")
-        info = sift.write_table_packed(path, b"".join(pieces["kbuf"]), klen,
-                                       b"".join(pieces["vbuf"]), vlen, **table_options)
+        kbuf, vbuf = pieces["kbuf"].tolist(), pieces["vbuf"].tolist()
+        info = sift.write_table_packed(
+            path, kbuf[0] if len(kbuf) == 1 else b"".join(kbuf), klen,
+            vbuf[0] if len(vbuf) == 1 else b"".join(vbuf), vlen, **table_options)
         if info is not None:
             row.update({k: info[k] for k in ("path", "smallest_key", "largest_key",
                                              "num_entries", "file_size", "checksum",
@@ -678,9 +678,8 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
                 stage_dir = os.path.join(run_dir, "tables")
                 os.makedirs(stage_dir)
                 nparts = len(bounds) + 1
-                bounds_arr = np.array(bounds, dtype=object)
                 pieces = ddf.map_partitions(
-                    _split_partition, key=key, value=value, bounds=bounds_arr,
+                    _split_partition, key=key, value=value, bounds=list(bounds),
                     nparts=nparts, meta=_PIECE_META, enforce_metadata=False)
                 shuffled = rearrange_by_column(pieces, _PART, npartitions=nparts,
                                                shuffle=shuffle, ignore_index=True)

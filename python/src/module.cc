@@ -686,6 +686,8 @@ void DefineWriters(py::module_& m) {
       },
       arg("path"), arg("keys"), arg("key_lengths"), arg("values"),
       arg("value_lengths"), py::kw_only(), SIFT_TABLE_KWARGS);
+  m.def("split_packed", &SplitPacked, arg("keys"), arg("values"),
+        arg("bounds"));
   m.def("entries_checksum", &EntriesChecksum, arg("keys"), arg("values"));
 }
 

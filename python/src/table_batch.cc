@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -82,6 +83,22 @@ uint64_t EntryHash(const Entry& e) {
                               XXH3_64bits(e.key.data(), e.key.size()));
 }
 
+// The first 8 bytes of a key as a big-endian integer (zero-padded): prefixes
+// order as the keys do, up to ties.
+uint64_t KeyPrefix(std::string_view key) {
+  uint64_t p = 0;
+  const size_t n = std::min<size_t>(key.size(), 8);
+  for (size_t i = 0; i < 8; ++i) {
+    p = (p << 8) | (i < n ? static_cast<unsigned char>(key[i]) : 0u);
+  }
+  return p;
+}
+
+struct SortItem {
+  uint64_t prefix;
+  size_t index;
+};
+
 // What the GIL-free part of WriteTableBatch produces.
 struct BatchResult {
   absl::StatusOr<sift::ExternalTableInfo> info;
@@ -93,28 +110,39 @@ BatchResult SortAndWrite(std::vector<Entry>& entries,
                          const sift::Options& options,
                          const std::string& path) {
   BatchResult r;
-  // A stable sort keeps entries of one key in input order, so the last of
-  // each run of equal keys is the one that came last in the input.
-  std::stable_sort(
-      entries.begin(), entries.end(),
-      [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  // Sorted as (first 8 key bytes as a big-endian integer, position) pairs:
+  // most comparisons are of integers held in the array itself, not of keys
+  // reached through pointers; equal prefixes fall back to the whole keys,
+  // then to the position, so entries of one key stay in input order and the
+  // last of each run of equal keys is the one that came last in the input.
+  std::vector<SortItem> order(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    order[i] = SortItem{KeyPrefix(entries[i].key), i};
+  }
+  std::sort(order.begin(), order.end(),
+            [&entries](const SortItem& a, const SortItem& b) {
+              if (a.prefix != b.prefix) return a.prefix < b.prefix;
+              const int c = entries[a.index].key.compare(entries[b.index].key);
+              return c != 0 ? c < 0 : a.index < b.index;
+            });
   absl::StatusOr<std::unique_ptr<sift::TableFileWriter>> writer =
       sift::TableFileWriter::Open(options, path);
   if (!writer.ok()) {
     r.info = writer.status();
     return r;
   }
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (i + 1 < entries.size() && entries[i + 1].key == entries[i].key) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Entry& e = entries[order[i].index];
+    if (i + 1 < order.size() && entries[order[i + 1].index].key == e.key) {
       ++r.duplicates;  // overwritten by a later entry of the input
       continue;
     }
-    absl::Status s = (*writer)->Put(entries[i].key, entries[i].value);
+    absl::Status s = (*writer)->Put(e.key, e.value);
     if (!s.ok()) {
       r.info = s;
       return r;
     }
-    r.checksum += EntryHash(entries[i]);
+    r.checksum += EntryHash(e);
   }
   r.info = (*writer)->Finish();
   return r;
@@ -258,6 +286,95 @@ py::object WriteTablePacked(py::handle path_obj, py::handle keys,
   }
   Check(r.info.status());
   return InfoDict(path_obj, r);
+}
+
+py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds) {
+  EntryViews views(keys, values);
+  std::vector<Entry>& entries = views.entries();
+  // The bounds, as views into the bytes objects of a fast sequence.
+  PyObject* fast = PySequence_Fast(bounds.ptr(), "bounds must be a sequence");
+  if (fast == nullptr) throw py::error_already_set();
+  py::object bounds_seq = py::reinterpret_steal<py::object>(fast);
+  const Py_ssize_t nb = PySequence_Fast_GET_SIZE(fast);
+  std::vector<std::string_view> cuts(static_cast<size_t>(nb));
+  for (Py_ssize_t i = 0; i < nb; ++i) {
+    PyObject* b = PySequence_Fast_GET_ITEM(fast, i);
+    if (!PyBytes_Check(b)) {
+      throw py::type_error("bounds must be bytes, not " +
+                           std::string(Py_TYPE(b)->tp_name));
+    }
+    cuts[static_cast<size_t>(i)] = std::string_view(
+        PyBytes_AS_STRING(b), static_cast<size_t>(PyBytes_GET_SIZE(b)));
+    if (i > 0 && !(cuts[static_cast<size_t>(i - 1)] < cuts[static_cast<size_t>(i)])) {
+      throw py::value_error("bounds must strictly increase");
+    }
+  }
+  const size_t nparts = cuts.size() + 1;
+  std::vector<uint32_t> part(entries.size());
+  std::vector<size_t> count(nparts, 0), key_bytes(nparts, 0),
+      value_bytes(nparts, 0);
+  {
+    ReleaseGil release;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      // Partition j holds bounds[j-1] <= key < bounds[j].
+      const size_t j = static_cast<size_t>(
+          std::upper_bound(cuts.begin(), cuts.end(), entries[i].key) -
+          cuts.begin());
+      part[i] = static_cast<uint32_t>(j);
+      ++count[j];
+      key_bytes[j] += entries[i].key.size();
+      value_bytes[j] += entries[i].value.size();
+    }
+  }
+  // One set of new bytes objects per non-empty piece, filled without the GIL
+  // (nothing else holds them yet).
+  struct Piece {
+    py::bytes keys, key_lengths, values, value_lengths;
+    char *k, *v;
+    int64_t *kl, *vl;
+  };
+  auto fresh = [](size_t n, char** data) {
+    PyObject* b = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
+    if (b == nullptr) throw py::error_already_set();
+    *data = PyBytes_AS_STRING(b);
+    return py::reinterpret_steal<py::bytes>(b);
+  };
+  std::vector<Piece> pieces(nparts);
+  for (size_t j = 0; j < nparts; ++j) {
+    if (count[j] == 0) continue;
+    Piece& p = pieces[j];
+    char* kl;
+    char* vl;
+    p.keys = fresh(key_bytes[j], &p.k);
+    p.values = fresh(value_bytes[j], &p.v);
+    p.key_lengths = fresh(count[j] * sizeof(int64_t), &kl);
+    p.value_lengths = fresh(count[j] * sizeof(int64_t), &vl);
+    p.kl = reinterpret_cast<int64_t*>(kl);
+    p.vl = reinterpret_cast<int64_t*>(vl);
+  }
+  {
+    ReleaseGil release;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      Piece& p = pieces[part[i]];
+      const Entry& e = entries[i];
+      std::memcpy(p.k, e.key.data(), e.key.size());
+      p.k += e.key.size();
+      std::memcpy(p.v, e.value.data(), e.value.size());
+      p.v += e.value.size();
+      const int64_t kn = static_cast<int64_t>(e.key.size());
+      const int64_t vn = static_cast<int64_t>(e.value.size());
+      std::memcpy(p.kl++, &kn, sizeof kn);
+      std::memcpy(p.vl++, &vn, sizeof vn);
+    }
+  }
+  py::list out;
+  for (size_t j = 0; j < nparts; ++j) {
+    if (count[j] == 0) continue;
+    Piece& p = pieces[j];
+    out.append(py::make_tuple(j, p.keys, p.key_lengths, p.values,
+                              p.value_lengths));
+  }
+  return out;
 }
 
 uint64_t EntriesChecksum(py::handle keys, py::handle values) {

@@ -38,6 +38,15 @@ py::object WriteTablePacked(py::handle path, py::handle keys,
                             py::handle value_lengths,
                             const sift::Options& options);
 
+// Cuts a partition into pieces by key range for a range-partitioning
+// shuffle: entry i (same argument rules as WriteTableBatch) goes to piece j
+// where bounds[j-1] <= keys[i] < bounds[j] (`bounds`: increasing bytes).
+// Returns a list of (j, keys, key_lengths, values, value_lengths) for each
+// non-empty piece in increasing j: the piece's keys and values packed back
+// to back in input order, the lengths as bytes of native int64, ready for
+// WriteTablePacked. The GIL is released while entries are placed and copied.
+py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds);
+
 // An order-independent checksum of distinct entries: the sum, modulo 2^64,
 // over the entries of XXH3-64(value, seed = XXH3-64(key)). Sums of disjoint
 // sets of entries add up, so the checksums of the tables of a load add up to
