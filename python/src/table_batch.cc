@@ -99,6 +99,9 @@ struct SortItem {
   size_t index;
 };
 
+// Up to this many runs already in key order are merged instead of sorted.
+constexpr size_t kMaxMergedRuns = 256;
+
 // What the GIL-free part of WriteTableBatch produces.
 struct BatchResult {
   absl::StatusOr<sift::ExternalTableInfo> info;
@@ -106,25 +109,70 @@ struct BatchResult {
   uint64_t duplicates = 0;
 };
 
-BatchResult SortAndWrite(std::vector<Entry>& entries,
-                         const sift::Options& options,
-                         const std::string& path) {
-  BatchResult r;
-  // Sorted as (first 8 key bytes as a big-endian integer, position) pairs:
-  // most comparisons are of integers held in the array itself, not of keys
-  // reached through pointers; equal prefixes fall back to the whole keys,
-  // then to the position, so entries of one key stay in input order and the
-  // last of each run of equal keys is the one that came last in the input.
+// The positions of `entries` in key order; entries of one key stay in input
+// order (a stable order), so the last of each run of equal keys is the one
+// that came last in the input.
+std::vector<SortItem> SortedOrder(const std::vector<Entry>& entries) {
   std::vector<SortItem> order(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
     order[i] = SortItem{KeyPrefix(entries[i].key), i};
   }
+  // Input made of a few runs already in key order (the pieces split_packed
+  // makes) is merged, reading each run front to back, rather than sorted.
+  std::vector<size_t> run_starts{0};
+  for (size_t i = 1; i < entries.size() && run_starts.size() <= kMaxMergedRuns;
+       ++i) {
+    if (entries[i].key < entries[i - 1].key) run_starts.push_back(i);
+  }
+  if (run_starts.size() <= kMaxMergedRuns) {
+    if (run_starts.size() == 1) return order;
+    run_starts.push_back(entries.size());
+    // A heap of the runs' heads, smallest key first, ties to the earlier run.
+    std::vector<std::pair<size_t, size_t>> heads;  // (position, run)
+    auto later = [&entries, &order](const std::pair<size_t, size_t>& a,
+                                    const std::pair<size_t, size_t>& b) {
+      const SortItem& x = order[a.first];
+      const SortItem& y = order[b.first];
+      if (x.prefix != y.prefix) return x.prefix > y.prefix;
+      const int c = entries[a.first].key.compare(entries[b.first].key);
+      return c != 0 ? c > 0 : a.second > b.second;
+    };
+    for (size_t run = 0; run + 1 < run_starts.size(); ++run) {
+      heads.emplace_back(run_starts[run], run);
+    }
+    std::make_heap(heads.begin(), heads.end(), later);
+    std::vector<SortItem> merged;
+    merged.reserve(entries.size());
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), later);
+      auto& [pos, run] = heads.back();
+      merged.push_back(order[pos]);
+      if (++pos < run_starts[run + 1]) {
+        std::push_heap(heads.begin(), heads.end(), later);
+      } else {
+        heads.pop_back();
+      }
+    }
+    return merged;
+  }
+  // Sorted as (first 8 key bytes as a big-endian integer, position) pairs:
+  // most comparisons are of integers held in the array itself, not of keys
+  // reached through pointers; equal prefixes fall back to the whole keys,
+  // then to the position.
   std::sort(order.begin(), order.end(),
             [&entries](const SortItem& a, const SortItem& b) {
               if (a.prefix != b.prefix) return a.prefix < b.prefix;
               const int c = entries[a.index].key.compare(entries[b.index].key);
               return c != 0 ? c < 0 : a.index < b.index;
             });
+  return order;
+}
+
+BatchResult SortAndWrite(std::vector<Entry>& entries,
+                         const sift::Options& options,
+                         const std::string& path) {
+  BatchResult r;
+  const std::vector<SortItem> order = SortedOrder(entries);
   absl::StatusOr<std::unique_ptr<sift::TableFileWriter>> writer =
       sift::TableFileWriter::Open(options, path);
   if (!writer.ok()) {
@@ -354,19 +402,40 @@ py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds) {
   }
   {
     ReleaseGil release;
+    // Each piece's entries sorted by key (a stable order: by key prefix,
+    // then key, then position), so the table writer merges the pieces it
+    // receives instead of sorting entries spread over memory. The sort keys
+    // are the prefixes, gathered in one pass over the partition.
+    std::vector<std::vector<SortItem>> piece_order(nparts);
+    for (size_t j = 0; j < nparts; ++j) piece_order[j].reserve(count[j]);
     for (size_t i = 0; i < entries.size(); ++i) {
-      Piece& p = pieces[part[i]];
-      const Entry& e = entries[i];
-      std::memcpy(p.k, e.key.data(), e.key.size());
-      p.k += e.key.size();
-      std::memcpy(p.v, e.value.data(), e.value.size());
-      p.v += e.value.size();
-      const int64_t kn = static_cast<int64_t>(e.key.size());
-      const int64_t vn = static_cast<int64_t>(e.value.size());
-      std::memcpy(p.kl++, &kn, sizeof kn);
-      std::memcpy(p.vl++, &vn, sizeof vn);
+      piece_order[part[i]].push_back(SortItem{KeyPrefix(entries[i].key), i});
+    }
+    for (size_t j = 0; j < nparts; ++j) {
+      if (count[j] == 0) continue;
+      std::vector<SortItem>& order = piece_order[j];
+      std::sort(order.begin(), order.end(),
+                [&entries](const SortItem& x, const SortItem& y) {
+                  if (x.prefix != y.prefix) return x.prefix < y.prefix;
+                  const int c = entries[x.index].key.compare(entries[y.index].key);
+                  return c != 0 ? c < 0 : x.index < y.index;
+                });
+      Piece& p = pieces[j];
+      for (const SortItem& item : order) {
+        const Entry& e = entries[item.index];
+        std::memcpy(p.k, e.key.data(), e.key.size());
+        p.k += e.key.size();
+        std::memcpy(p.v, e.value.data(), e.value.size());
+        p.v += e.value.size();
+        const int64_t kn = static_cast<int64_t>(e.key.size());
+        const int64_t vn = static_cast<int64_t>(e.value.size());
+        std::memcpy(p.kl++, &kn, sizeof kn);
+        std::memcpy(p.vl++, &vn, sizeof vn);
+      }
+      std::vector<SortItem>().swap(order);
     }
   }
+
   py::list out;
   for (size_t j = 0; j < nparts; ++j) {
     if (count[j] == 0) continue;

@@ -43,8 +43,9 @@ py::object WriteTablePacked(py::handle path, py::handle keys,
 // where bounds[j-1] <= keys[i] < bounds[j] (`bounds`: increasing bytes).
 // Returns a list of (j, keys, key_lengths, values, value_lengths) for each
 // non-empty piece in increasing j: the piece's keys and values packed back
-// to back in input order, the lengths as bytes of native int64, ready for
-// WriteTablePacked. The GIL is released while entries are placed and copied.
+// to back in key order (entries of one key in input order), the lengths as
+// bytes of native int64, ready for WriteTablePacked, which merges input made
+// of such sorted runs (up to 256 of them) instead of sorting it. The GIL is released while entries are placed and copied.
 py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds);
 
 // An order-independent checksum of distinct entries: the sum, modulo 2^64,
