@@ -88,3 +88,47 @@ def test_write_table_packed_matches_write_table(tmp_path):
         sift.write_table_packed(str(tmp_path / "x.sst"), "ab", np.array([1, 1]), b"xy",
                                 np.array([1, 1]))
     assert not os.path.exists(tmp_path / "x.sst")
+
+
+def test_split_packed_pieces_and_merged_write(tmp_path, db):
+    import numpy as np
+    from sift import _sift
+
+    rng = random.Random(11)
+    bounds = [b"k0100", b"k0250", b"k0250\x00", b"k0400"]
+    parts, want = [], {}
+    for _ in range(3):  # three input partitions, keys repeating within and across them
+        keys = [b"k%04d" % rng.randrange(500) for _ in range(2000)] + [b"", b"k", b"k0250"]
+        values = [b"v%06d" % rng.randrange(10**6) for _ in keys]
+        for k, v in zip(keys, values):
+            want[k] = v
+        pieces = _sift.split_packed(keys, values, bounds)
+        assert [p[0] for p in pieces] == sorted({p[0] for p in pieces})
+        for j, kbuf, klen, vbuf, vlen in pieces:
+            kl = np.frombuffer(klen, dtype=np.int64)
+            vl = np.frombuffer(vlen, dtype=np.int64)
+            ks = [kbuf[a - n:a] for a, n in zip(np.cumsum(kl), kl)]
+            vs = [vbuf[a - n:a] for a, n in zip(np.cumsum(vl), vl)]
+            # The rows of piece j, sorted by key, one key's rows in input order.
+            rows = [(k, v) for k, v in zip(keys, values)
+                    if (j == 0 or k >= bounds[j - 1]) and (j == len(bounds) or k < bounds[j])]
+            assert list(zip(ks, vs)) == sorted(rows, key=lambda r: r[0])
+        parts.append(pieces)
+    with pytest.raises(ValueError):
+        _sift.split_packed([b"a"], [b"b"], [b"y", b"x"])
+    with pytest.raises(TypeError):
+        _sift.split_packed(["a"], [b"b"], [])
+    # The pieces of each output partition, in input order, are runs in key
+    # order: the table writer merges them and keeps the last row of a key.
+    for j in range(len(bounds) + 1):
+        mine = [p for pieces in parts for p in pieces if p[0] == j]
+        if not mine:
+            continue
+        path = str(tmp_path / f"p{j}.sst")
+        info = sift.write_table_packed(
+            path, b"".join(p[1] for p in mine),
+            np.frombuffer(b"".join(p[2] for p in mine), dtype=np.int64),
+            b"".join(p[3] for p in mine),
+            np.frombuffer(b"".join(p[4] for p in mine), dtype=np.int64))
+        db.ingest([path])
+    assert list(db) == sorted(want.items())
