@@ -5,6 +5,13 @@
 // bits/key Bloom filter and an 8 MiB block cache each).
 //
 //   node bench.js [--keys 1000000] [--reads 200000] [--inflight 4] [--dir DIR]
+//                 [--engines sift-level,classic-level] [--skip put]
+//                 [--package DIR]
+//
+// --engines runs only the engines named, --skip leaves out workloads by name
+// (put, batch is always run: it loads the database the reads read), and
+// --package loads sift-level from another copy of the package (A/B runs of
+// two builds: SIFT_LEVEL_BUILD_DIR names the addon's build directory).
 //
 // Keys are 16 bytes, values 100 bytes, utf8 strings. Workloads:
 //   put          --keys awaited puts in random order into an empty database
@@ -20,7 +27,7 @@ const fs = require('fs')
 const os = require('os')
 const path = require('path')
 const { ClassicLevel } = require('classic-level')
-const { SiftLevel } = require('../../node')
+const { SiftLevel } = require(path.resolve(arg('package', path.join(__dirname, '..', '..', 'node'))))
 
 function arg (name, fallback) {
   const i = process.argv.indexOf('--' + name)
@@ -30,6 +37,7 @@ const N = Number(arg('keys', 1000000))
 const READS = Number(arg('reads', Math.min(N, 200000)))
 const INFLIGHT = Number(arg('inflight', 4))
 const BATCH = 1000
+const SKIP = new Set(arg('skip', '').split(',').filter(Boolean))
 const root = fs.mkdtempSync(path.join(arg('dir', os.tmpdir()), 'sift-level-bench-'))
 
 // Present keys are even numbers, absent ones odd: both spread over the key
@@ -85,10 +93,12 @@ async function timed (fn) {
   return units / (Number(process.hrtime.bigint() - start) / 1e9)
 }
 
-const engines = {
+const allEngines = {
   'sift-level': (dir) => new SiftLevel(dir),
   'classic-level': (dir) => new ClassicLevel(dir)
 }
+const engines = Object.fromEntries(Object.entries(allEngines).filter(([name]) =>
+  arg('engines', Object.keys(allEngines).join(',')).split(',').includes(name)))
 const results = {} // workload -> engine -> ops/s
 const record = (workload, engine, rate) => {
   results[workload] = results[workload] || {}
@@ -101,6 +111,7 @@ async function main () {
   const order = permutation(N, 42)
 
   for (const [name, make] of Object.entries(engines)) {
+    if (SKIP.has('put')) break
     const db = make(path.join(root, name + '-put'))
     await db.open()
     record('put', name, await timed(async () => {
@@ -132,50 +143,58 @@ async function main () {
   for (const [name, db] of Object.entries(dbs)) {
     const r = rng(99)
     const picks = Array.from({ length: READS }, () => r() % N)
-    let missing = 0
-    record('get present', name, await timed(async () => {
-      await pump(READS, async (i) => {
-        if ((await db.get(present(picks[i]))) === undefined) missing++
-      })
-      return READS
-    }))
-    if (missing > 0) throw new Error(`${name}: ${missing} present keys not found`)
-    let found = 0
-    record('get absent', name, await timed(async () => {
-      await pump(READS, async (i) => {
-        if ((await db.get(absent(picks[i]))) !== undefined) found++
-      })
-      return READS
-    }))
-    if (found > 0) throw new Error(`${name}: ${found} absent keys found`)
-    const calls = Math.ceil(READS / 32)
-    record('getMany 32', name, await timed(async () => {
-      await pump(calls, async (c) => {
-        const keys = []
-        for (let j = 0; j < 32; j++) keys.push(present(picks[(c * 32 + j) % READS]))
-        const values = await db.getMany(keys)
-        if (values.includes(undefined)) missing++
-      })
-      return calls * 32
-    }))
-    if (missing > 0) throw new Error(`${name}: getMany missed present keys`)
-    let entries = 0
-    record('iterate', name, await timed(async () => {
-      for await (const [k, v] of db.iterator()) { // eslint-disable-line no-unused-vars
-        entries++
-      }
-      return entries
-    }))
-    if (entries !== N) throw new Error(`${name}: iterated ${entries} of ${N} entries`)
+    if (!SKIP.has('get')) {
+      let missing = 0
+      record('get present', name, await timed(async () => {
+        await pump(READS, async (i) => {
+          if ((await db.get(present(picks[i]))) === undefined) missing++
+        })
+        return READS
+      }))
+      if (missing > 0) throw new Error(`${name}: ${missing} present keys not found`)
+      let found = 0
+      record('get absent', name, await timed(async () => {
+        await pump(READS, async (i) => {
+          if ((await db.get(absent(picks[i]))) !== undefined) found++
+        })
+        return READS
+      }))
+      if (found > 0) throw new Error(`${name}: ${found} absent keys found`)
+    }
+    if (!SKIP.has('getMany')) {
+      const calls = Math.ceil(READS / 32)
+      let missing = 0
+      record('getMany 32', name, await timed(async () => {
+        await pump(calls, async (c) => {
+          const keys = []
+          for (let j = 0; j < 32; j++) keys.push(present(picks[(c * 32 + j) % READS]))
+          const values = await db.getMany(keys)
+          if (values.includes(undefined)) missing++
+        })
+        return calls * 32
+      }))
+      if (missing > 0) throw new Error(`${name}: getMany missed present keys`)
+    }
+    if (!SKIP.has('iterate')) {
+      let entries = 0
+      record('iterate', name, await timed(async () => {
+        for await (const [k, v] of db.iterator()) { // eslint-disable-line no-unused-vars
+          entries++
+        }
+        return entries
+      }))
+      if (entries !== N) throw new Error(`${name}: iterated ${entries} of ${N} entries`)
+    }
   }
   for (const db of Object.values(dbs)) await db.close()
 
   const names = Object.keys(engines)
+  const allNames = Object.keys(allEngines)
   const rows = [['workload', ...names.map((n) => n + ' ops/s'), 'sift/classic']]
   for (const [workload, byEngine] of Object.entries(results)) {
-    const [sift, classic] = names.map((n) => byEngine[n])
+    const [sift, classic] = allNames.map((n) => byEngine[n])
     rows.push([workload, ...names.map((n) => Math.round(byEngine[n]).toLocaleString('en-US')),
-      (sift / classic).toFixed(2) + 'x'])
+      sift && classic ? (sift / classic).toFixed(2) + 'x' : '-'])
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
   const line = (r) => '| ' + r.map((cell, c) => c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])).join(' | ') + ' |'
