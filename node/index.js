@@ -20,6 +20,18 @@ const kDone = Symbol('done')
 const kError = Symbol('error')
 const kSignal = Symbol('signal')
 const kRead = Symbol('read')
+const kPlain = Symbol('plain')
+
+// The options abstract-level passes _get and _getMany for a call without
+// options on a database with utf8 keys and values.
+const PLAIN_OPTIONS = Object.freeze({ keyEncoding: 'utf8', valueEncoding: 'utf8' })
+
+function allStrings (keys) {
+  for (let i = 0; i < keys.length; i++) {
+    if (typeof keys[i] !== 'string') return false
+  }
+  return true
+}
 
 // What an aborted read rejects with: abstract-level's code and the name of
 // the web platform's abort errors.
@@ -94,6 +106,42 @@ function nativeSnapshot (options) {
   return options.snapshot != null ? options.snapshot[kNative] : null
 }
 
+// The addon's getMany answers [data, ends]: the values back to back in data
+// (one string or one Buffer), ends[i] where the i-th ends in data, -1 for a
+// key not found. Cut here: a substring (or a view of the Buffer) per value,
+// where making each value natively would cost Node-API calls per key. Data
+// as an array (values not all ASCII) holds the values themselves.
+function unpackValues (packed) {
+  const data = packed[0]
+  const ends = packed[1]
+  if (ends === null) return data
+  const n = ends.length
+  const values = new Array(n)
+  let start = 0
+  if (typeof data === 'string') {
+    for (let i = 0; i < n; i++) {
+      const end = ends[i]
+      if (end < 0) {
+        values[i] = undefined
+      } else {
+        values[i] = data.slice(start, end)
+        start = end
+      }
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const end = ends[i]
+      if (end < 0) {
+        values[i] = undefined
+      } else {
+        values[i] = data.subarray(start, end)
+        start = end
+      }
+    }
+  }
+  return values
+}
+
 class SiftLevel extends AbstractLevel {
   constructor (location, options) {
     if (typeof location !== 'string' || location === '') {
@@ -123,6 +171,35 @@ class SiftLevel extends AbstractLevel {
 
     this[kLocation] = location
     this[kNative] = new binding.Database(location)
+    // With utf8 keys and values (the defaults) a string key is passed on as
+    // it is and a value comes back as the string it is: get() and getMany()
+    // called without options may skip abstract-level's wrapping.
+    const keyEncoding = this.keyEncoding()
+    const valueEncoding = this.valueEncoding()
+    this[kPlain] = keyEncoding.commonName === 'utf8' && keyEncoding.format === 'utf8' &&
+      valueEncoding.commonName === 'utf8' && valueEncoding.format === 'utf8'
+  }
+
+  // db.get(key) and db.getMany(keys) without options, on an open database
+  // with utf8 encodings and string keys, call _get and _getMany as
+  // abstract-level would (the same key, the same options) and return their
+  // promise: abstract-level's async wrapper adds a promise and turns of the
+  // microtask queue per call, and would only check what is checked here and
+  // decode strings to themselves. Every other call goes through it.
+  get (key, options) {
+    if (options === undefined && typeof key === 'string' && this[kPlain] &&
+        this.status === 'open') {
+      return this._get(key, PLAIN_OPTIONS)
+    }
+    return super.get(key, options)
+  }
+
+  getMany (keys, options) {
+    if (options === undefined && this[kPlain] && this.status === 'open' &&
+        Array.isArray(keys) && keys.length > 0 && allStrings(keys)) {
+      return this._getMany(keys, PLAIN_OPTIONS)
+    }
+    return super.getMany(keys, options)
   }
 
   get location () {
@@ -166,7 +243,7 @@ class SiftLevel extends AbstractLevel {
 
   _getMany (keys, options) {
     return this[kNative].getMany(keys, options.valueEncoding === 'utf8',
-      options.fillCache !== false, nativeSnapshot(options))
+      options.fillCache !== false, nativeSnapshot(options)).then(unpackValues)
   }
 
   _has (key, options) {

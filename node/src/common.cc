@@ -67,9 +67,7 @@ bool ReadBytes(const Napi::Value& value, std::string* out) {
   return true;
 }
 
-namespace {
-
-// True if every byte is below 0x80, eight at a time.
+// Eight bytes at a time.
 bool IsAscii(std::string_view bytes) {
   size_t i = 0;
   uint64_t bits = 0;
@@ -81,8 +79,6 @@ bool IsAscii(std::string_view bytes) {
   for (; i < bytes.size(); i++) bits |= static_cast<uint8_t>(bytes[i]);
   return (bits & 0x8080808080808080ull) == 0;
 }
-
-}  // namespace
 
 Napi::Value BytesToJs(Napi::Env env, std::string_view bytes, bool as_string) {
   if (!as_string) return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());

@@ -32,6 +32,9 @@ bool ReadBytes(const Napi::Value& value, std::string* out);
 // JavaScript thread does not run. false if `value` is not a view.
 bool ViewBytes(const Napi::Value& value, std::string_view* out);
 
+// True if every byte is below 0x80.
+bool IsAscii(std::string_view bytes);
+
 // A string (the bytes as UTF-8) or a Buffer holding a copy of `bytes`.
 Napi::Value BytesToJs(Napi::Env env, std::string_view bytes, bool as_string);
 

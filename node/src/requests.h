@@ -55,11 +55,14 @@ struct Request {
   std::string value;
   std::vector<std::string> values;
   std::vector<bool> found;
+  // getMany's values back to back (PackValues), kept for its capacity.
+  std::string packed;
 
   // On the pool: performs a read.
   void Read(sift::DB* db);
   // On the JavaScript thread: settles the promise.
   void Settle(Napi::Env env);
+  Napi::Value PackValues(Napi::Env env);
 };
 
 // Thread safety: pending_ is shared with the pool under mu_; running_ is

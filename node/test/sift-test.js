@@ -429,3 +429,30 @@ test('utf8 strings round-trip, ASCII or not, at every length around a word', asy
   t.same(entries.map(([k]) => k), values.map((v, i) => key(i) + v), 'iterator keys')
   await db.close()
 })
+
+test('getMany cuts values out of one answer: missing, empty, ASCII or not, every encoding', async function (t) {
+  const db = new SiftLevel(location())
+  const entries = [['a', 'alpha'], ['b', ''], ['c', 'x'.repeat(5000)], ['d', 'δ'], ['e', 'e']]
+  await db.batch(entries.map(([k, v]) => ({ type: 'put', key: k, value: v })))
+  const keys = ['a', 'nope', 'b', 'c', 'nope2', 'e']
+  const want = ['alpha', undefined, '', 'x'.repeat(5000), undefined, 'e']
+  t.same(await db.getMany(keys), want, 'ASCII strings, missing keys and an empty value')
+  t.same(await db.getMany([...keys, 'd']), [...want, 'δ'], 'with a value that is not ASCII')
+  t.same(await db.getMany(['nope', 'nope2']), [undefined, undefined], 'none found')
+  const buffers = await db.getMany(keys, { valueEncoding: 'buffer' })
+  t.same(buffers.map((b) => b === undefined ? b : Buffer.isBuffer(b) && b.toString()), want,
+    'as Buffers')
+  const views = await db.getMany(['d', 'a'], { valueEncoding: 'view' })
+  t.ok(views.every((v) => v instanceof Uint8Array), 'as Uint8Arrays')
+  t.same(views.map((v) => Buffer.from(v).toString()), ['δ', 'alpha'], 'view bytes')
+  await db.put('j', '{"n":1}')
+  t.same(await db.getMany(['j', 'a'], { valueEncoding: 'json' }).catch((e) => e.code),
+    'LEVEL_DECODE_ERROR', 'json decoding still goes through abstract-level')
+  t.same(await db.getMany(['j'], { valueEncoding: 'json' }), [{ n: 1 }], 'json values')
+  t.same(await db.getMany([Buffer.from('a'), 'e']), ['alpha', 'e'], 'a Buffer key among strings')
+  const sub = db.sublevel('s')
+  await sub.put('k', 'v')
+  t.same(await sub.getMany(['k', 'x']), ['v', undefined], 'through a sublevel')
+  t.is(await sub.get('k'), 'v', 'get through a sublevel')
+  await db.close()
+})
