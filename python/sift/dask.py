@@ -545,8 +545,9 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
     Each shard's range is cut into output partitions of about
     `partition_bytes` (or `partitions_per_shard` of them); the rows move to
     them with Dask's task shuffle (`shuffle`) in packed pieces (keys and
-    values back to back, one piece per input and output partition), and each
-    is sorted and written as one table on a worker in one call
+    values back to back, one piece per input and output partition, sorted by
+    key in C++ when the input partition is cut), and each output partition's
+    pieces are merged and written as one table on a worker in one call
     (sift.write_table_packed, GIL released) into a
     staging directory next to the target, and the client checks that the
     tables lie within their shard and do not overlap, then ingests each
