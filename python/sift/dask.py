@@ -33,7 +33,7 @@ import dask.bag as db_
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from dask.dataframe.shuffle import rearrange_by_column
+from dask.dataframe.shuffle import rearrange_by_column, rearrange_by_column_tasks
 
 import sift
 from sift import _sift
@@ -682,8 +682,16 @@ def to_sift(data, path, key="key", value="value", shards=None, options=None, *,
                 pieces = ddf.map_partitions(
                     _split_partition, key=key, value=value, bounds=list(bounds),
                     nparts=nparts, meta=_PIECE_META, enforce_metadata=False)
-                shuffled = rearrange_by_column(pieces, _PART, npartitions=nparts,
-                                               shuffle=shuffle, ignore_index=True)
+                if shuffle == "tasks":
+                    # Straight to the task shuffle: rearrange_by_column
+                    # would first repartition the pieces down to nparts
+                    # partitions when there are fewer outputs than inputs,
+                    # moving about half the data between workers once more.
+                    shuffled = rearrange_by_column_tasks(pieces, _PART, npartitions=nparts,
+                                                         ignore_index=True)
+                else:
+                    shuffled = rearrange_by_column(pieces, _PART, npartitions=nparts,
+                                                   shuffle=shuffle, ignore_index=True)
                 if separate_phases:
                     shuffled = _persist_and_wait(shuffled)
                     seconds["shuffle"] = time.monotonic() - t0
