@@ -397,6 +397,7 @@ Napi::Value Database::Read(const Napi::CallbackInfo& info, Request::Kind kind) {
                                     "Snapshot is not open"));
   }
   auto r = reads_.NewRequest(env, kind);
+  r->db = db();
   r->snapshot = std::move(snapshot);
   if (get) {
     r->as_string = info[1].ToBoolean().Value();

@@ -1,5 +1,6 @@
 #include "requests.h"
 
+#include <chrono>
 #include <string_view>
 #include <utility>
 
@@ -40,6 +41,7 @@ void Request::Reset(Napi::Env env, Kind k) {
   key.clear();
   key_ends.clear();
   snapshot.reset();
+  db = nullptr;
   as_string = false;
   fill_cache = true;
   batch.Clear();
@@ -166,16 +168,7 @@ class DrainWorker final : public Napi::AsyncWorker {
     if (queue_->writes_) database_->WriteHappened();
     // A few requests are kept for reuse; more than a trip's worth would
     // only hold memory.
-    constexpr size_t kKeepFree = 64;
-    for (auto& r : requests_) {
-      Napi::HandleScope scope(env);
-      r->Settle(env);
-      database_->WorkDone();
-      if (queue_->free_.size() < kKeepFree && r->batch.ApproximateSize() < 4096 &&
-          r->key.capacity() < 4096 && r->packed.capacity() < 65536) {
-        queue_->free_.push_back(std::move(r));
-      }
-    }
+    for (auto& r : requests_) queue_->Settled(env, database_, std::move(r));
     requests_.clear();
     queue_->MaybeStart(database_);
   }
@@ -186,6 +179,91 @@ class DrainWorker final : public Napi::AsyncWorker {
   sift::DB* const db_;
   std::vector<std::unique_ptr<Request>> requests_;
 };
+
+void RequestQueue::Settled(Napi::Env env, Database* database,
+                           std::unique_ptr<Request> r) {
+  Napi::HandleScope scope(env);
+  r->Settle(env);
+  database->WorkDone();
+  // A few requests are kept for reuse; more than a trip's worth would only
+  // hold memory.
+  constexpr size_t kKeepFree = 64;
+  if (free_.size() < kKeepFree && r->batch.ApproximateSize() < 4096 &&
+      r->key.capacity() < 4096 && r->packed.capacity() < 65536) {
+    free_.push_back(std::move(r));
+  }
+}
+
+// A trip of the read queue that stays on the pool while reads keep coming:
+// it serves what is queued, hands the served requests to the JavaScript
+// thread (a thread-safe function call, which does not end the trip), and
+// looks again. New reads made meanwhile are taken by the running trip, so a
+// steady stream of reads costs no new trip (no wake-up of a pool thread,
+// no async work made and destroyed) per batch. With nothing queued it
+// waits a little (spinning briefly, then sleeping until a read is queued
+// or the wait is over) and ends.
+class StreamWorker final : public Napi::AsyncProgressQueueWorker<Request*> {
+ public:
+  StreamWorker(Napi::Env env, Database* database, RequestQueue* queue)
+      : Napi::AsyncProgressQueueWorker<Request*>(env, "sift-level.reads"),
+        database_(database),
+        database_ref_(Napi::Persistent(database->Value())),
+        queue_(queue) {}
+
+ private:
+  void Execute(const ExecutionProgress& progress) override {
+    std::vector<Request*> done;
+    for (;;) {
+      std::vector<std::unique_ptr<Request>> batch = queue_->TakeOrWait();
+      if (batch.empty()) break;
+      queue_->Serve(nullptr, batch);
+      done.clear();
+      for (auto& r : batch) done.push_back(r.release());
+      progress.Send(done.data(), done.size());
+    }
+  }
+  void OnProgress(Request* const* data, size_t count) override {
+    Napi::Env env = Env();
+    for (size_t i = 0; i < count; i++) {
+      queue_->Settled(env, database_, std::unique_ptr<Request>(data[i]));
+    }
+  }
+  void OnOK() override { Finish(); }
+  void OnError(const Napi::Error&) override { Finish(); }
+  void Finish() {
+    queue_->running_--;
+    queue_->MaybeStart(database_);
+  }
+
+  Database* const database_;
+  Napi::ObjectReference database_ref_;
+  RequestQueue* const queue_;
+};
+
+std::vector<std::unique_ptr<Request>> RequestQueue::TakeOrWait() {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  // Spin first: the JavaScript thread is typically settling the last batch
+  // and about to queue the reads that follow from it.
+  constexpr auto kSpin = std::chrono::microseconds(30);
+  constexpr auto kWait = std::chrono::microseconds(1000);
+  for (;;) {
+    if (queued_.load(std::memory_order_acquire) > 0) {
+      std::vector<std::unique_ptr<Request>> taken = Take();
+      if (!taken.empty()) return taken;
+    }
+    if (Clock::now() - start >= kSpin) break;
+    for (int i = 0; i < 32; i++) __builtin_ia32_pause();
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  waiting_ = true;
+  cv_.wait_until(lock, start + kWait, [this] { return !pending_.empty(); });
+  waiting_ = false;
+  std::vector<std::unique_ptr<Request>> taken;
+  taken.swap(pending_);
+  queued_.store(0, std::memory_order_release);
+  return taken;
+}
 
 std::unique_ptr<Request> RequestQueue::NewRequest(Napi::Env env,
                                                   Request::Kind kind) {
@@ -200,10 +278,14 @@ Napi::Promise RequestQueue::Add(Database* database,
                                 std::unique_ptr<Request> request) {
   Napi::Promise promise = request->deferred.Promise();
   database->WorkStarted();
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     pending_.push_back(std::move(request));
+    queued_.store(pending_.size(), std::memory_order_release);
+    wake = waiting_;
   }
+  if (wake) cv_.notify_one();
   MaybeStart(database);
   return promise;
 }
@@ -222,20 +304,27 @@ void RequestQueue::MaybeStart(Database* database) {
     }
   }
   running_++;
-  (new DrainWorker(database->Env(), database, this))->Queue();
+  if (writes_) {
+    (new DrainWorker(database->Env(), database, this))->Queue();
+  } else {
+    (new StreamWorker(database->Env(), database, this))->Queue();
+  }
 }
 
 std::vector<std::unique_ptr<Request>> RequestQueue::Take() {
   std::vector<std::unique_ptr<Request>> taken;
   std::lock_guard<std::mutex> lock(mu_);
   taken.swap(pending_);
+  queued_.store(0, std::memory_order_release);
   return taken;
 }
 
 void RequestQueue::Serve(sift::DB* db,
                          std::vector<std::unique_ptr<Request>>& requests) {
   if (!writes_) {
-    for (auto& r : requests) r->Read(db);
+    // Each read with the DB it was made for: a trip may outlive a close of
+    // the database and serve reads made after it is opened again.
+    for (auto& r : requests) r->Read(r->db);
     return;
   }
   // Consecutive writes commit as one batch; sync if any of them asked.

@@ -10,6 +10,8 @@
 
 #include <napi.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +46,8 @@ struct Request {
   // key_ends[i] the end of the i-th.
   std::vector<size_t> key_ends;
   SnapshotRef snapshot;
+  // The DB read (open when the read was made; a close waits for the read).
+  sift::DB* db = nullptr;
   bool as_string = false;
   bool fill_cache = true;
   // Writes: the updates (a put or del is a batch of one).
@@ -82,10 +86,18 @@ class RequestQueue {
 
  private:
   friend class DrainWorker;
+  friend class StreamWorker;
 
   void MaybeStart(Database* database);
   std::vector<std::unique_ptr<Request>> Take();
-  // On the pool: serves `requests` in order.
+  // On the pool: Take, waiting a little for requests when none are queued;
+  // empty if none came.
+  std::vector<std::unique_ptr<Request>> TakeOrWait();
+  // On the JavaScript thread: settles a served request and keeps it for
+  // reuse.
+  void Settled(Napi::Env env, Database* database, std::unique_ptr<Request> r);
+  // On the pool: serves `requests` in order (writes into `db`, reads from
+  // the DB each was made for).
   void Serve(sift::DB* db, std::vector<std::unique_ptr<Request>>& requests);
 
   const bool writes_;
@@ -93,6 +105,10 @@ class RequestQueue {
   int running_ = 0;
   std::mutex mu_;
   std::vector<std::unique_ptr<Request>> pending_;  // guarded by mu_
+  std::condition_variable cv_;
+  bool waiting_ = false;  // a trip waits on cv_; guarded by mu_
+  // pending_.size(), readable without mu_ (a spinning trip polls it).
+  std::atomic<size_t> queued_{0};
   // Settled requests kept for reuse (JavaScript thread only).
   std::vector<std::unique_ptr<Request>> free_;
 };

@@ -456,3 +456,19 @@ test('getMany cuts values out of one answer: missing, empty, ASCII or not, every
   t.is(await sub.get('k'), 'v', 'get through a sublevel')
   await db.close()
 })
+
+test('reads right after a close and a reopen read the reopened database', async function (t) {
+  const db = new SiftLevel(location())
+  for (let round = 0; round < 20; round++) {
+    await db.open()
+    await db.put('round', String(round))
+    const reads = []
+    for (let i = 0; i < 8; i++) reads.push(db.get('round'), db.getMany(['round', 'none']))
+    const got = await Promise.all(reads)
+    if (!got.every((v) => v === String(round) || (Array.isArray(v) && v[0] === String(round)))) {
+      t.fail(`round ${round}: ${JSON.stringify(got)}`)
+    }
+    await db.close()
+  }
+  t.pass('20 rounds of reads between reopens')
+})
