@@ -211,25 +211,17 @@ def _bytes_values(values, column):
     return converted
 
 
-def _byte_lengths(objs):
-    return np.fromiter(map(len, objs), dtype=np.int64, count=len(objs))
-
-
 def _sample_partition(df, key, value, k):
-    """The k distinct keys of a partition with the smallest hashes, with the
-    size of one of their rows (key + value bytes)."""
+    """The k distinct keys of a partition with the smallest hashes (XXH3-64),
+    with the size of one of their rows (key + value bytes); one C++ call."""
     keys = df[key].to_numpy(dtype=object)
     _check_bytes_array(keys, f"keys (column {key!r})")
-    if len(keys) == 0:
-        return pd.DataFrame({"h": np.array([], dtype=np.uint64),
-                             "key": np.array([], dtype=object),
-                             "size": np.array([], dtype=np.int64)})
-    hashes = pd.util.hash_array(keys, categorize=False)  # no factorizing first
-    uniq, first = np.unique(hashes, return_index=True)
-    take = first[:k]
-    values = _bytes_values(df[value].to_numpy(dtype=object)[take], value)
-    sizes = _byte_lengths(keys[take]) + _byte_lengths(values)
-    return pd.DataFrame({"h": uniq[:k], "key": keys[take], "size": sizes})
+    values = _bytes_values(df[value].to_numpy(dtype=object), value)
+    hashes, sampled, sizes = _sift.sample_keys(keys, values, k)
+    out = np.empty(len(sampled), dtype=object)
+    out[:] = sampled
+    return pd.DataFrame({"h": np.frombuffer(hashes, dtype=np.uint64), "key": out,
+                         "size": np.frombuffer(sizes, dtype=np.int64)})
 
 
 def _merge_samples(*samples, k):

@@ -688,6 +688,7 @@ void DefineWriters(py::module_& m) {
       arg("value_lengths"), py::kw_only(), SIFT_TABLE_KWARGS);
   m.def("split_packed", &SplitPacked, arg("keys"), arg("values"),
         arg("bounds"));
+  m.def("sample_keys", &SampleKeys, arg("keys"), arg("values"), arg("k"));
   m.def("entries_checksum", &EntriesChecksum, arg("keys"), arg("values"));
 }
 

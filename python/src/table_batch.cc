@@ -446,6 +446,56 @@ py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds) {
   return out;
 }
 
+py::tuple SampleKeys(py::handle keys, py::handle values, size_t k) {
+  EntryViews views(keys, values);
+  const std::vector<Entry>& entries = views.entries();
+  std::vector<std::pair<uint64_t, size_t>> picked;  // (hash, first position)
+  {
+    ReleaseGil release;
+    std::vector<std::pair<uint64_t, size_t>> h(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      h[i] = {XXH3_64bits(entries[i].key.data(), entries[i].key.size()), i};
+    }
+    // The k smallest (hash, position) pairs first; when repeated keys leave
+    // fewer than k distinct hashes among them, all of them.
+    if (h.size() > k && k > 0) {
+      std::nth_element(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(k - 1),
+                       h.end());
+      std::sort(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(k));
+      const auto distinct = static_cast<size_t>(
+          std::unique(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(k),
+                      [](const auto& a, const auto& b) { return a.first == b.first; }) -
+          h.begin());
+      if (distinct < k) std::sort(h.begin(), h.end());
+    } else {
+      std::sort(h.begin(), h.end());
+    }
+    for (const auto& [hash, pos] : h) {
+      if (picked.size() == k) break;
+      if (!picked.empty() && picked.back().first == hash) continue;
+      picked.emplace_back(hash, pos);
+    }
+  }
+  PyObject* hb = PyBytes_FromStringAndSize(
+      nullptr, static_cast<Py_ssize_t>(picked.size() * sizeof(uint64_t)));
+  PyObject* sb = PyBytes_FromStringAndSize(
+      nullptr, static_cast<Py_ssize_t>(picked.size() * sizeof(int64_t)));
+  py::bytes hashes = py::reinterpret_steal<py::bytes>(hb);
+  py::bytes sizes = py::reinterpret_steal<py::bytes>(sb);
+  if (hb == nullptr || sb == nullptr) throw py::error_already_set();
+  py::list sampled(picked.size());
+  char* hp = PyBytes_AS_STRING(hb);
+  char* sp = PyBytes_AS_STRING(sb);
+  for (size_t i = 0; i < picked.size(); ++i) {
+    const Entry& e = entries[picked[i].second];
+    const int64_t size = static_cast<int64_t>(e.key.size() + e.value.size());
+    std::memcpy(hp + i * sizeof(uint64_t), &picked[i].first, sizeof(uint64_t));
+    std::memcpy(sp + i * sizeof(int64_t), &size, sizeof size);
+    sampled[i] = py::bytes(e.key.data(), e.key.size());
+  }
+  return py::make_tuple(hashes, sampled, sizes);
+}
+
 uint64_t EntriesChecksum(py::handle keys, py::handle values) {
   EntryViews views(keys, values);
   uint64_t sum = 0;

@@ -48,6 +48,14 @@ py::object WriteTablePacked(py::handle path, py::handle keys,
 // of such sorted runs (up to 256 of them) instead of sorting it. The GIL is released while entries are placed and copied.
 py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds);
 
+// A bottom-k sample of a partition's distinct keys: the k distinct keys with
+// the smallest XXH3-64 hashes (all of them when there are fewer). Returns
+// (hashes, keys, sizes): the hashes in increasing order as bytes of native
+// uint64, the key of each (bytes), and the size of the first row of each
+// key (key + value bytes) as bytes of native int64. Same argument rules as
+// WriteTableBatch; the hashing and selection run with the GIL released.
+py::tuple SampleKeys(py::handle keys, py::handle values, size_t k);
+
 // An order-independent checksum of distinct entries: the sum, modulo 2^64,
 // over the entries of XXH3-64(value, seed = XXH3-64(key)). Sums of disjoint
 // sets of entries add up, so the checksums of the tables of a load add up to
