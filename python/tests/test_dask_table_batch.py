@@ -132,3 +132,28 @@ def test_split_packed_pieces_and_merged_write(tmp_path, db):
             np.frombuffer(b"".join(p[4] for p in mine), dtype=np.int64))
         db.ingest([path])
     assert list(db) == sorted(want.items())
+
+
+def test_sample_keys_is_the_bottom_k_by_hash():
+    import numpy as np
+    from sift import _sift
+
+    rng = random.Random(5)
+    keys = [b"s%05d" % rng.randrange(3000) for _ in range(10000)]  # repeated keys
+    values = [b"x" * rng.randrange(1, 40) for _ in keys]
+    first = {}
+    for k, v in zip(keys, values):
+        first.setdefault(k, len(k) + len(v))
+    for k in (0, 1, 100, 2999, 3000, 50000):
+        hashes, sampled, sizes = _sift.sample_keys(keys, values, k)
+        h = np.frombuffer(hashes, dtype=np.uint64)
+        assert len(h) == len(sampled) == min(k, len(first))
+        assert list(h) == sorted(set(h))
+        assert len(set(sampled)) == len(sampled)
+        assert list(np.frombuffer(sizes, dtype=np.int64)) == [first[s] for s in sampled]
+        if k and k < len(first):
+            # Every key left out hashes above every key taken.
+            full_h, full_keys, _ = _sift.sample_keys(keys, values, len(first))
+            full = dict(zip(full_keys, np.frombuffer(full_h, dtype=np.uint64)))
+            taken = set(sampled)
+            assert max(full[s] for s in taken) < min(v for s, v in full.items() if s not in taken)
