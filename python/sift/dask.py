@@ -16,6 +16,7 @@ workers write and read the table files there. See doc/python.md ("sift.dask")
 and doc/scale-out.md for the contracts in full.
 """
 
+import bisect
 import contextlib
 import errno
 import fcntl
@@ -385,26 +386,24 @@ def _plan(ddf, key, value, layout, shards, sample_size, partition_bytes, partiti
                 f"sift.dask.to_sift: the input has too few distinct keys ({len(sample)}) "
                 f"for {nshards} shards; give fewer shards or the split keys")
     bounds, part_shard = [], []
+    if sample is not None:
+        # The sample is sorted by key: a shard's sampled keys are one slice.
+        skeys = sample["key"].tolist()
+        ssizes = sample["size"].to_numpy()
     for s in range(len(splits) + 1):
         lo = splits[s - 1] if s else None
         hi = splits[s] if s < len(splits) else None
+        if sample is not None:
+            a = 0 if lo is None else bisect.bisect_left(skeys, lo)
+            b = len(skeys) if hi is None else bisect.bisect_left(skeys, hi)
         if partitions_per_shard is not None:
             parts = partitions_per_shard
         else:
-            keys = sample["key"].to_numpy()
-            sel = np.ones(len(keys), dtype=bool)
-            if lo is not None:
-                sel &= np.array([k >= lo for k in keys], dtype=bool)
-            if hi is not None:
-                sel &= np.array([k < hi for k in keys], dtype=bool)
-            est_bytes = sample["size"].to_numpy()[sel].sum() / rate
+            est_bytes = ssizes[a:b].sum() / rate
             parts = max(1, math.ceil(est_bytes / partition_bytes))
         sub = []
         if parts > 1:
-            keys = sample["key"].to_numpy()
-            sel = [i for i, k in enumerate(keys)
-                   if (lo is None or k >= lo) and (hi is None or k < hi)]
-            sub = _quantile_splits(keys[sel], sample["size"].to_numpy()[sel], parts)
+            sub = _quantile_splits(np.array(skeys[a:b], dtype=object), ssizes[a:b], parts)
             sub = [k for k in sub if (lo is None or k > lo)]
         if s:
             bounds.append(lo)
