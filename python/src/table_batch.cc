@@ -284,26 +284,59 @@ class Lengths {
   Py_buffer view_{};
 };
 
+// One bytes-like object, or a list or tuple of them read as their
+// concatenation (no entry may span two of them), held for the call.
+class Buffers {
+ public:
+  Buffers(py::handle obj, const char* what) {
+    if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
+      for (py::handle item : obj) held_.emplace_back(item, what);
+    } else {
+      held_.emplace_back(obj, what);
+    }
+    for (const Buffer& b : held_) parts_.push_back(b.bytes());
+  }
+  const std::vector<std::string_view>& parts() const { return parts_; }
+
+ private:
+  std::deque<Buffer> held_;  // a deque: Buffer cannot move
+  std::vector<std::string_view> parts_;
+};
+
 // Cuts `data` into size() pieces of the given lengths (ValueError unless
-// they are non-negative and add up to its size exactly).
-void Cut(std::string_view data, const Lengths& lengths, const char* what,
+// they are non-negative, each lies within one of the buffers, and they add up
+// to the buffers' size exactly).
+void Cut(const Buffers& data, const Lengths& lengths, const char* what,
          std::vector<Entry>& entries, bool keys) {
-  size_t offset = 0;
+  const std::vector<std::string_view>& parts = data.parts();
+  size_t b = 0, offset = 0, total = 0;
+  auto skip_done = [&] {
+    while (b < parts.size() && offset == parts[b].size()) {
+      ++b;
+      offset = 0;
+    }
+  };
   for (size_t i = 0; i < lengths.size(); ++i) {
     const int64_t n = lengths[i];
-    if (n < 0 || static_cast<uint64_t>(n) > data.size() - offset) {
+    skip_done();
+    if (n < 0 || (n > 0 && (b == parts.size() ||
+                            static_cast<uint64_t>(n) > parts[b].size() - offset))) {
       throw py::value_error(std::string(what) +
                             ": the lengths run past the buffer at entry " +
                             std::to_string(i));
     }
-    std::string_view piece = data.substr(offset, static_cast<size_t>(n));
+    std::string_view piece =
+        n == 0 ? std::string_view() : parts[b].substr(offset, static_cast<size_t>(n));
     (keys ? entries[i].key : entries[i].value) = piece;
     offset += static_cast<size_t>(n);
+    total += static_cast<size_t>(n);
   }
-  if (offset != data.size()) {
+  size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  if (total != size) {
     throw py::value_error(std::string(what) + ": the lengths add up to " +
-                          std::to_string(offset) + " bytes of " +
-                          std::to_string(data.size()));
+                          std::to_string(total) + " bytes of " +
+                          std::to_string(size));
   }
 }
 
@@ -314,7 +347,7 @@ py::object WriteTablePacked(py::handle path_obj, py::handle keys,
                             py::handle value_lengths,
                             const sift::Options& options) {
   std::string path = FsPath(path_obj);
-  Buffer key_bytes(keys, "keys"), value_bytes(values, "values");
+  Buffers key_bytes(keys, "keys"), value_bytes(values, "values");
   Lengths key_lens(key_lengths, "key_lengths");
   Lengths value_lens(value_lengths, "value_lengths");
   if (key_lens.size() != value_lens.size()) {
@@ -323,8 +356,8 @@ py::object WriteTablePacked(py::handle path_obj, py::handle keys,
                           std::to_string(value_lens.size()) + ")");
   }
   std::vector<Entry> entries(key_lens.size());
-  Cut(key_bytes.bytes(), key_lens, "keys", entries, true);
-  Cut(value_bytes.bytes(), value_lens, "values", entries, false);
+  Cut(key_bytes, key_lens, "keys", entries, true);
+  Cut(value_bytes, value_lens, "values", entries, false);
   if (entries.empty()) return py::none();
   BatchResult r;
   {

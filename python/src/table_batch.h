@@ -30,7 +30,8 @@ py::object WriteTableBatch(py::handle path, py::handle keys, py::handle values,
 
 // As WriteTableBatch, for entries packed without a Python object per entry:
 // `keys` and `values` are bytes-like objects holding the keys (values) back
-// to back, and `key_lengths` / `value_lengths` contiguous buffers of int64
+// to back (or lists or tuples of such objects, read as their concatenation
+// without joining them; no entry may span two of them), and `key_lengths` / `value_lengths` contiguous buffers of int64
 // (numpy arrays) with the length of each, in input order. ValueError if the
 // lengths do not cut the buffers exactly; TypeError for other argument types.
 py::object WriteTablePacked(py::handle path, py::handle keys,

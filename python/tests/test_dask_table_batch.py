@@ -157,3 +157,23 @@ def test_sample_keys_is_the_bottom_k_by_hash():
             full = dict(zip(full_keys, np.frombuffer(full_h, dtype=np.uint64)))
             taken = set(sampled)
             assert max(full[s] for s in taken) < min(v for s, v in full.items() if s not in taken)
+
+
+def test_write_table_packed_takes_lists_of_buffers(tmp_path, db):
+    import numpy as np
+
+    keys = [b"b", b"", b"a", b"c", b"a"]
+    values = [b"1", b"2", b"", b"4", b"5"]
+    kl = np.array([len(k) for k in keys], dtype=np.int64)
+    vl = np.array([len(v) for v in values], dtype=np.int64)
+    kparts = [b"b", b"", bytearray(b"a"), np.frombuffer(b"ca", dtype=np.uint8)]
+    vparts = (b"12", b"", b"45")
+    info = sift.write_table_packed(str(tmp_path / "t.sst"), kparts, kl, vparts, vl)
+    assert info["num_entries"] == 4 and info["duplicates"] == 1
+    db.ingest([info["path"]])
+    assert list(db) == [(b"", b"2"), (b"a", b"5"), (b"b", b"1"), (b"c", b"4")]
+    with pytest.raises(ValueError):  # an entry would span two buffers
+        sift.write_table_packed(str(tmp_path / "u.sst"), [b"ab", b"c"],
+                                np.array([1, 2], dtype=np.int64), [b"xy"],
+                                np.array([1, 1], dtype=np.int64))
+    assert not os.path.exists(tmp_path / "u.sst")
