@@ -17,9 +17,9 @@ namespace sift {
 // does the most urgent work: flush the immutable memtable if there is one,
 // else a requested manual compaction, else the compaction the version set
 // picks (a trivial move when the file can move down unchanged): by size, or,
-// with every level within its target, one that iterator seeks asked for. Obsolete files
-// are deleted after every change to the version. A failure becomes the DB's
-// sticky background error and stops further background work.
+// with every level within its target, one that iterator seeks asked for.
+// Obsolete files are deleted after every change to the version. A failure
+// becomes the DB's sticky background error and stops further background work.
 //
 // Thread safety: all methods require the DB mutex (state.mutex).
 class BackgroundWork final : public SeekCompactionSink {

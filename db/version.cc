@@ -586,7 +586,8 @@ std::optional<Version::SeekCharge> Version::RecordSeek(
     }
   }
   if (!charge) return std::nullopt;
-  const std::shared_ptr<const FileMetaData>& f = files_[first_level][first_index];
+  const std::shared_ptr<const FileMetaData>& f =
+      files_[first_level][first_index];
   if (!f->seeks.Charge(f->file_size)) return std::nullopt;
   return SeekCharge{first_level, f};
 }

@@ -47,8 +47,8 @@ bool ReadBytes(const Napi::Value& value, std::string* out) {
     // one is the whole string.
     char small[256];
     size_t length = 0;
-    if (napi_get_value_string_utf8(env, value, small, sizeof(small),
-                                   &length) != napi_ok) {
+    if (napi_get_value_string_utf8(env, value, small, sizeof(small), &length) !=
+        napi_ok) {
       return false;
     }
     if (length + 1 < sizeof(small)) {
@@ -81,7 +81,8 @@ bool IsAscii(std::string_view bytes) {
 }
 
 Napi::Value BytesToJs(Napi::Env env, std::string_view bytes, bool as_string) {
-  if (!as_string) return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
+  if (!as_string)
+    return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
   // ASCII reads the same as Latin-1, which V8 copies as it is; UTF-8 it
   // decodes and checks byte by byte.
   if (IsAscii(bytes)) {
@@ -125,10 +126,9 @@ Napi::Error StatusToError(Napi::Env env, const absl::Status& status) {
       code = "SIFT_ERROR";
       break;
   }
-  Napi::Error error =
-      CodedError(env, code, std::string(status.message()));
-  error.Set("status", Napi::String::New(
-                          env, absl::StatusCodeToString(status.code())));
+  Napi::Error error = CodedError(env, code, std::string(status.message()));
+  error.Set("status",
+            Napi::String::New(env, absl::StatusCodeToString(status.code())));
   return error;
 }
 

@@ -52,8 +52,8 @@ class OpenWorker final : public DbWorker {
         !std::filesystem::exists(std::filesystem::path(location_) / "CURRENT",
                                  ec)) {
       status_ = absl::InvalidArgumentError(absl::StrCat(
-          location_, " does not exist (createIfMissing is false): ",
-          status_.message()));
+          location_,
+          " does not exist (createIfMissing is false): ", status_.message()));
     }
   }
   void BeforeSettle() override { db_->Opened(std::move(opened_)); }
@@ -251,8 +251,8 @@ void Database::DetachAll() {
 }
 
 Napi::Value Database::NotOpen(Napi::Env env) {
-  return Rejected(env, CodedError(env, "LEVEL_DATABASE_NOT_OPEN",
-                                  "Database is not open"));
+  return Rejected(
+      env, CodedError(env, "LEVEL_DATABASE_NOT_OPEN", "Database is not open"));
 }
 
 void Database::WorkDone() {
@@ -273,7 +273,8 @@ Napi::Value Database::Open(const Napi::CallbackInfo& info) {
                                     "Database is not closed"));
   }
   if (info.Length() < 1 || !info[0].IsObject()) {
-    return Rejected(env, Napi::TypeError::New(env, "options must be an object"));
+    return Rejected(env,
+                    Napi::TypeError::New(env, "options must be an object"));
   }
   Napi::Object o = info[0].As<Napi::Object>();
   sift::Options options;
@@ -363,8 +364,8 @@ Napi::Value Database::Del(const Napi::CallbackInfo& info) {
   return writes_.Add(this, std::move(r));
 }
 
-SnapshotRef Database::ReadSnapshot(const Napi::CallbackInfo& info,
-                                   size_t index, bool* ok) {
+SnapshotRef Database::ReadSnapshot(const Napi::CallbackInfo& info, size_t index,
+                                   bool* ok) {
   *ok = true;
   if (index < info.Length() && info[index].IsObject()) {
     SnapshotHandle* handle =
@@ -386,7 +387,8 @@ Napi::Value Database::Read(const Napi::CallbackInfo& info, Request::Kind kind) {
   if (db() == nullptr) return NotOpen(env);
   const bool many =
       kind == Request::Kind::kGetMany || kind == Request::Kind::kHasMany;
-  const bool get = kind == Request::Kind::kGet || kind == Request::Kind::kGetMany;
+  const bool get =
+      kind == Request::Kind::kGet || kind == Request::Kind::kGetMany;
   if (many && !info[0].IsArray()) {
     return Rejected(env, Napi::TypeError::New(env, "keys must be an array"));
   }
@@ -465,9 +467,9 @@ Napi::Value Database::Batch(const Napi::CallbackInfo& info) {
       r->batch.Delete(scratch_key_);
     } else {
       if (!ReadBytes(op.Get(value_name), &scratch_value_)) {
-        return Rejected(
-            env, CodedError(env, "LEVEL_INVALID_VALUE",
-                            "value must be a string or a Uint8Array"));
+        return Rejected(env,
+                        CodedError(env, "LEVEL_INVALID_VALUE",
+                                   "value must be a string or a Uint8Array"));
       }
       r->batch.Put(scratch_key_, scratch_value_);
     }
@@ -481,9 +483,9 @@ Napi::Value Database::WriteBatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (db() == nullptr) return NotOpen(env);
   WriteHappened();
-  BatchHandle* handle =
-      info[0].IsObject() ? BatchHandle::Unwrap(info[0].As<Napi::Object>())
-                         : nullptr;
+  BatchHandle* handle = info[0].IsObject()
+                            ? BatchHandle::Unwrap(info[0].As<Napi::Object>())
+                            : nullptr;
   if (handle == nullptr) {
     return Rejected(env, Napi::TypeError::New(env, "expected a batch"));
   }
@@ -499,7 +501,8 @@ Napi::Value Database::Clear(const Napi::CallbackInfo& info) {
   if (db() == nullptr) return NotOpen(env);
   WriteHappened();
   if (!info[0].IsObject()) {
-    return Rejected(env, Napi::TypeError::New(env, "options must be an object"));
+    return Rejected(env,
+                    Napi::TypeError::New(env, "options must be an object"));
   }
   bool ok;
   SnapshotRef snapshot = ReadSnapshot(info, 1, &ok);
@@ -607,9 +610,9 @@ Napi::Function SnapshotHandle::Init(Napi::Env env) {
 SnapshotHandle::SnapshotHandle(const Napi::CallbackInfo& info)
     : Napi::ObjectWrap<SnapshotHandle>(info) {
   Napi::Env env = info.Env();
-  Database* database =
-      info[0].IsObject() ? Database::Unwrap(info[0].As<Napi::Object>())
-                         : nullptr;
+  Database* database = info[0].IsObject()
+                           ? Database::Unwrap(info[0].As<Napi::Object>())
+                           : nullptr;
   if (database == nullptr || database->db() == nullptr) {
     CodedError(env, "LEVEL_DATABASE_NOT_OPEN", "Database is not open")
         .ThrowAsJavaScriptException();

@@ -73,7 +73,8 @@ Iterator::Iterator(const Napi::CallbackInfo& info)
   reverse_ = o.Get("reverse").ToBoolean().Value();
   keys_ = info[3].ToBoolean().Value();
   values_ = info[4].ToBoolean().Value();
-  keys_as_string_ = o.Get("keyEncoding").StrictEquals(Napi::String::New(env, "utf8"));
+  keys_as_string_ =
+      o.Get("keyEncoding").StrictEquals(Napi::String::New(env, "utf8"));
   values_as_string_ =
       o.Get("valueEncoding").StrictEquals(Napi::String::New(env, "utf8"));
   Napi::Value fill = o.Get("fillCache");
@@ -131,11 +132,11 @@ Napi::Value Iterator::Next(const Napi::CallbackInfo& info) {
                                     "Iterator is not open"));
   }
   if (busy_) {
-    return Rejected(env, CodedError(env, "LEVEL_ITERATOR_BUSY",
-                                    "Iterator is busy"));
+    return Rejected(env,
+                    CodedError(env, "LEVEL_ITERATOR_BUSY", "Iterator is busy"));
   }
-  double size = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue()
-                                   : 1;
+  double size =
+      info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 1;
   // A run longer than this is split by the caller's loop, not held at once.
   constexpr double kMaxRun = 1u << 30;
   if (!(size >= 1)) size = 1;

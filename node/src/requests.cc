@@ -75,8 +75,8 @@ Napi::Value Request::PackValues(Napi::Env env) {
   if (total > (size_t{1} << 30) || !ascii) {
     Napi::Array out = Napi::Array::New(env, n);
     for (uint32_t i = 0; i < n; i++) {
-      out.Set(i, found[i] ? BytesToJs(env, values[i], as_string)
-                          : env.Undefined());
+      out.Set(
+          i, found[i] ? BytesToJs(env, values[i], as_string) : env.Undefined());
     }
     Napi::Array pair = Napi::Array::New(env, 2);
     pair.Set(uint32_t{0}, out);
@@ -299,7 +299,8 @@ void RequestQueue::MaybeStart(Database* database) {
     // for four reads cost more than one), while many are worth serving on
     // two threads (reads from disk overlap their I/O).
     constexpr size_t kParallelQueue = 16;
-    if (pending_.empty() || (running_ > 0 && pending_.size() < kParallelQueue)) {
+    if (pending_.empty() ||
+        (running_ > 0 && pending_.size() < kParallelQueue)) {
       return;
     }
   }

@@ -11,8 +11,8 @@
 
 #include "fast_paths.h"
 #include "handles.h"
-#include "table_batch.h"
 #include "sift/read_stats.h"
+#include "table_batch.h"
 
 namespace sift_python {
 namespace {
@@ -614,10 +614,9 @@ sift::Options TableOptions(const py::object& block_size,
   return o;
 }
 
-#define SIFT_TABLE_KWARGS                                      \
-  arg("block_size") = py::none(),                              \
-  arg("block_restart_interval") = py::none(),                  \
-  arg("compression") = "snappy", arg("bloom_filter_bits") = 10, \
+#define SIFT_TABLE_KWARGS                                                     \
+  arg("block_size") = py::none(), arg("block_restart_interval") = py::none(), \
+  arg("compression") = "snappy", arg("bloom_filter_bits") = 10,               \
   arg("filter_kind") = py::none()
 
 void DefineWriters(py::module_& m) {

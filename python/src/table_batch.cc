@@ -4,8 +4,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <numeric>
@@ -35,11 +35,9 @@ class EntryViews {
     values_ = Fast(values, "values");
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(keys_.ptr());
     if (PySequence_Fast_GET_SIZE(values_.ptr()) != n) {
-      throw py::value_error("keys and values differ in length (" +
-                            std::to_string(n) + " keys, " +
-                            std::to_string(PySequence_Fast_GET_SIZE(
-                                values_.ptr())) +
-                            " values)");
+      throw py::value_error(
+          "keys and values differ in length (" + std::to_string(n) + " keys, " +
+          std::to_string(PySequence_Fast_GET_SIZE(values_.ptr())) + " values)");
     }
     PyObject** k = PySequence_Fast_ITEMS(keys_.ptr());
     PyObject** v = PySequence_Fast_ITEMS(values_.ptr());
@@ -257,18 +255,19 @@ class Buffer {
 class Lengths {
  public:
   Lengths(py::handle obj, const char* what) {
-    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) !=
-        0) {
+    if (PyObject_GetBuffer(obj.ptr(), &view_,
+                           PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0) {
       PyErr_Clear();
       throw py::type_error(std::string(what) +
                            " must be a contiguous buffer of int64, not " +
                            Py_TYPE(obj.ptr())->tp_name);
     }
     std::string_view format = view_.format ? view_.format : "B";
-    if (view_.itemsize != 8 || (format != "q" && format != "l" &&
-                                format != "<q" && format != "=q")) {
+    if (view_.itemsize != 8 ||
+        (format != "q" && format != "l" && format != "<q" && format != "=q")) {
       PyBuffer_Release(&view_);
-      throw py::type_error(std::string(what) + " must hold int64, not format '" +
+      throw py::type_error(std::string(what) +
+                           " must hold int64, not format '" +
                            std::string(format) + "'");
     }
   }
@@ -319,14 +318,16 @@ void Cut(const Buffers& data, const Lengths& lengths, const char* what,
   for (size_t i = 0; i < lengths.size(); ++i) {
     const int64_t n = lengths[i];
     skip_done();
-    if (n < 0 || (n > 0 && (b == parts.size() ||
-                            static_cast<uint64_t>(n) > parts[b].size() - offset))) {
+    if (n < 0 ||
+        (n > 0 && (b == parts.size() ||
+                   static_cast<uint64_t>(n) > parts[b].size() - offset))) {
       throw py::value_error(std::string(what) +
                             ": the lengths run past the buffer at entry " +
                             std::to_string(i));
     }
     std::string_view piece =
-        n == 0 ? std::string_view() : parts[b].substr(offset, static_cast<size_t>(n));
+        n == 0 ? std::string_view()
+               : parts[b].substr(offset, static_cast<size_t>(n));
     (keys ? entries[i].key : entries[i].value) = piece;
     offset += static_cast<size_t>(n);
     total += static_cast<size_t>(n);
@@ -386,7 +387,8 @@ py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds) {
     }
     cuts[static_cast<size_t>(i)] = std::string_view(
         PyBytes_AS_STRING(b), static_cast<size_t>(PyBytes_GET_SIZE(b)));
-    if (i > 0 && !(cuts[static_cast<size_t>(i - 1)] < cuts[static_cast<size_t>(i)])) {
+    if (i > 0 &&
+        !(cuts[static_cast<size_t>(i - 1)] < cuts[static_cast<size_t>(i)])) {
       throw py::value_error("bounds must strictly increase");
     }
   }
@@ -415,7 +417,8 @@ py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds) {
     int64_t *kl, *vl;
   };
   auto fresh = [](size_t n, char** data) {
-    PyObject* b = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
+    PyObject* b =
+        PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
     if (b == nullptr) throw py::error_already_set();
     *data = PyBytes_AS_STRING(b);
     return py::reinterpret_steal<py::bytes>(b);
@@ -450,7 +453,8 @@ py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds) {
       std::sort(order.begin(), order.end(),
                 [&entries](const SortItem& x, const SortItem& y) {
                   if (x.prefix != y.prefix) return x.prefix < y.prefix;
-                  const int c = entries[x.index].key.compare(entries[y.index].key);
+                  const int c =
+                      entries[x.index].key.compare(entries[y.index].key);
                   return c != 0 ? c < 0 : x.index < y.index;
                 });
       Piece& p = pieces[j];
@@ -473,8 +477,8 @@ py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds) {
   for (size_t j = 0; j < nparts; ++j) {
     if (count[j] == 0) continue;
     Piece& p = pieces[j];
-    out.append(py::make_tuple(j, p.keys, p.key_lengths, p.values,
-                              p.value_lengths));
+    out.append(
+        py::make_tuple(j, p.keys, p.key_lengths, p.values, p.value_lengths));
   }
   return out;
 }
@@ -492,12 +496,13 @@ py::tuple SampleKeys(py::handle keys, py::handle values, size_t k) {
     // The k smallest (hash, position) pairs first; when repeated keys leave
     // fewer than k distinct hashes among them, all of them.
     if (h.size() > k && k > 0) {
-      std::nth_element(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(k - 1),
-                       h.end());
+      std::nth_element(h.begin(),
+                       h.begin() + static_cast<std::ptrdiff_t>(k - 1), h.end());
       std::sort(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(k));
       const auto distinct = static_cast<size_t>(
-          std::unique(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(k),
-                      [](const auto& a, const auto& b) { return a.first == b.first; }) -
+          std::unique(
+              h.begin(), h.begin() + static_cast<std::ptrdiff_t>(k),
+              [](const auto& a, const auto& b) { return a.first == b.first; }) -
           h.begin());
       if (distinct < k) std::sort(h.begin(), h.end());
     } else {

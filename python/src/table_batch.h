@@ -31,9 +31,10 @@ py::object WriteTableBatch(py::handle path, py::handle keys, py::handle values,
 // As WriteTableBatch, for entries packed without a Python object per entry:
 // `keys` and `values` are bytes-like objects holding the keys (values) back
 // to back (or lists or tuples of such objects, read as their concatenation
-// without joining them; no entry may span two of them), and `key_lengths` / `value_lengths` contiguous buffers of int64
-// (numpy arrays) with the length of each, in input order. ValueError if the
-// lengths do not cut the buffers exactly; TypeError for other argument types.
+// without joining them; no entry may span two of them), and `key_lengths` /
+// `value_lengths` contiguous buffers of int64 (numpy arrays) with the length of
+// each, in input order. ValueError if the lengths do not cut the buffers
+// exactly; TypeError for other argument types.
 py::object WriteTablePacked(py::handle path, py::handle keys,
                             py::handle key_lengths, py::handle values,
                             py::handle value_lengths,
@@ -46,7 +47,8 @@ py::object WriteTablePacked(py::handle path, py::handle keys,
 // non-empty piece in increasing j: the piece's keys and values packed back
 // to back in key order (entries of one key in input order), the lengths as
 // bytes of native int64, ready for WriteTablePacked, which merges input made
-// of such sorted runs (up to 256 of them) instead of sorting it. The GIL is released while entries are placed and copied.
+// of such sorted runs (up to 256 of them) instead of sorting it. The GIL is
+// released while entries are placed and copied.
 py::list SplitPacked(py::handle keys, py::handle values, py::handle bounds);
 
 // A bottom-k sample of a partition's distinct keys: the k distinct keys with

@@ -120,7 +120,9 @@ class SeekCompactionTest : public testing::Test {
     return p ? std::stoi(*p) : -1;
   }
 
-  std::string Tables() { return db_->GetProperty("sift.sstables").value_or(""); }
+  std::string Tables() {
+    return db_->GetProperty("sift.sstables").value_or("");
+  }
 
   // Fills keys [0, n) in random order, then rewrites every 40th key so that
   // the last flush leaves a level-0 table spanning the whole key range above
@@ -234,7 +236,8 @@ TEST_F(SeekCompactionTest, OneRunPerKeyRangeIsLeftAlone) {
                   .ok());
   env_.Drain();
   int levels_used = 0;
-  for (int level = 0; level < 7; ++level) levels_used += FilesAtLevel(level) > 0;
+  for (int level = 0; level < 7; ++level)
+    levels_used += FilesAtLevel(level) > 0;
   ASSERT_EQ(levels_used, 1) << Tables();
 
   const std::string before = Tables();
