@@ -95,22 +95,28 @@ class SeekCompactionTest : public testing::Test {
     env_.Drain();
   }
 
-  // DB::Flush waits for the background flush, which runs only when drained:
-  // it waits on another thread while this one drains.
-  void Flush() {
+  // Runs `call` (DB::Flush or CompactRange, which wait for background work
+  // that runs only when drained) on another thread while this one drains,
+  // and returns its status once the background is idle again.
+  absl::Status WhileDraining(const std::function<absl::Status()>& call) {
     absl::Status s;
     std::atomic<bool> done{false};
-    std::thread flusher([&] {
-      s = db_->Flush();
+    std::thread caller([&] {
+      s = call();
       done.store(true);
     });
     while (!done.load()) {
       env_.Drain();
       std::this_thread::yield();
     }
-    flusher.join();
-    ASSERT_TRUE(s.ok()) << s;
+    caller.join();
     env_.Drain();
+    return s;
+  }
+
+  void Flush() {
+    const absl::Status s = WhileDraining([&] { return db_->Flush(); });
+    ASSERT_TRUE(s.ok()) << s;
   }
 
   int FilesAtLevel(int level) {
@@ -219,22 +225,9 @@ TEST_F(SeekCompactionTest, OneRunPerKeyRangeIsLeftAlone) {
   constexpr int kKeys = 3000;
   FillWithLevel0OverLevel1(kKeys);
   // Bring everything into one level.
-  ASSERT_TRUE([&] {
-    absl::Status s;
-    std::atomic<bool> done{false};
-    std::thread compactor([&] {
-      s = db_->CompactRange(nullptr, nullptr);
-      done.store(true);
-    });
-    while (!done.load()) {
-      env_.Drain();
-      std::this_thread::yield();
-    }
-    compactor.join();
-    return s;
-  }()
-                  .ok());
-  env_.Drain();
+  const absl::Status compacted =
+      WhileDraining([&] { return db_->CompactRange(nullptr, nullptr); });
+  ASSERT_TRUE(compacted.ok()) << compacted;
   int levels_used = 0;
   for (int level = 0; level < 7; ++level)
     levels_used += FilesAtLevel(level) > 0;
