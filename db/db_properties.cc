@@ -3,11 +3,13 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "db/filter_report.h"
+#include "db/probe_shares.h"
 #include "db/version.h"
 #include "filter/filter.h"
 #include "table/table.h"
@@ -22,10 +24,21 @@ constexpr double kMiB = 1048576.0;
 // Per-level filter figures from the filters of the tables open now; a table
 // not yet opened is left out (reading it here would cost I/O).
 std::string FilterStatsText(DBState& state, const Version& current) {
+  // Probe shares come from every table's key range (no I/O).
+  std::vector<std::vector<KeySpan>> spans(config::kNumLevels);
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    for (const auto& f : current.files(level)) {
+      spans[level].push_back(KeySpan{std::string(f->smallest.user_key()),
+                                     std::string(f->largest.user_key()),
+                                     static_cast<double>(f->file_size)});
+    }
+  }
+  const std::vector<std::vector<double>> shares = TreeProbeShares(spans);
   std::vector<TableFilterFacts> facts;
   int not_open = 0;
   for (int level = 0; level < config::kNumLevels; ++level) {
-    for (const auto& f : current.files(level)) {
+    for (size_t i = 0; i < current.files(level).size(); ++i) {
+      const auto& f = current.files(level)[i];
       const TableCache::TableRef ref =
           state.table_cache->LookupOpenTable(f->number);
       if (!ref.valid()) {
@@ -35,6 +48,7 @@ std::string FilterStatsText(DBState& state, const Version& current) {
       TableFilterFacts t;
       t.level = level;
       t.entries = ref.table().properties().num_entries;
+      t.probe_share = shares[level][i];
       if (const FilterReader* filter = ref.table().filter();
           filter != nullptr) {
         t.has_filter = true;

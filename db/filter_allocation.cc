@@ -8,6 +8,7 @@
 #include <set>
 
 #include "db/compaction.h"
+#include "db/probe_shares.h"
 #include "db/version.h"
 #include "filter/bloom_math.h"
 #include "filter/fuse_math.h"
@@ -35,31 +36,26 @@ double BlockedFprAt(double bits_per_key) {
   return std::exp(-(lo + hi) / 2);
 }
 
-// The runs of `version`, leaving out the tables numbered in `excluded`.
-RunShape ShapeWithout(const Version& version,
-                      const std::set<uint64_t>& excluded) {
-  RunShape shape;
-  for (const auto& f : version.files(0)) {
-    if (excluded.count(f->number) == 0) {
-      shape.level0.push_back(static_cast<double>(f->file_size));
-    }
-  }
-  for (int level = 1; level < config::kNumLevels; ++level) {
-    for (const auto& f : version.files(level)) {
-      if (excluded.count(f->number) != 0) continue;
-      const double size = static_cast<double>(f->file_size);
-      shape.levels[level] += size;
-      if (f->filter_keys > 0) {
-        shape.built.filter_bits += 8.0 * static_cast<double>(f->filter_bytes);
-        shape.built.filter_keys += static_cast<double>(f->filter_keys);
-        shape.built.table_bytes += size;
-      }
-    }
-  }
-  return shape;
+// A table's user-key range and size.
+KeySpan SpanOf(const FileMetaData& f) {
+  return KeySpan{std::string(f.smallest.user_key()),
+                 std::string(f.largest.user_key()),
+                 static_cast<double>(f.file_size)};
 }
 
 }  // namespace
+
+double FilterFprAt(FilterKind kind, double bits_per_key) {
+  switch (kind) {
+    case FilterKind::kBlockedBloom:
+      return BlockedFprAt(bits_per_key);
+    case FilterKind::kBinaryFuse:
+      return std::exp2(-bits_per_key / kFuseLargeSizeFactor);
+    case FilterKind::kStandardBloom:
+      break;
+  }
+  return std::exp(-kLn2 * kLn2 * bits_per_key);
+}
 
 double FilterFprDecay(FilterKind kind, double bits_per_key) {
   switch (kind) {
@@ -80,20 +76,53 @@ double FilterFprDecay(FilterKind kind, double bits_per_key) {
 
 std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
                                        double avg_bits_per_key, double decay) {
+  return AllocateFilterBits(run_sizes,
+                            std::vector<double>(run_sizes.size(), 1.0),
+                            avg_bits_per_key, decay);
+}
+
+std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
+                                       absl::Span<const double> probe_shares,
+                                       double avg_bits_per_key, double decay) {
   assert(decay > 0);
+  assert(probe_shares.size() == run_sizes.size());
   const size_t n = run_sizes.size();
   if (n == 0 || !(avg_bits_per_key > 0)) return std::vector<double>(n, 0.0);
   const double avg = std::min(avg_bits_per_key, kMaxAllocatedBitsPerKey);
   const double total = std::accumulate(run_sizes.begin(), run_sizes.end(), 0.0);
   const double budget = avg * total;
+  // Runs that some Get probes; the others get nothing.
+  std::vector<size_t> probed;
+  for (size_t i = 0; i < n; ++i) {
+    if (probe_shares[i] > 0) probed.push_back(i);
+  }
+  if (probed.empty()) return std::vector<double>(n, 0.0);
+  if (probed.size() < n) {
+    // The budget is the whole tree's, spent on the probed runs alone.
+    std::vector<double> sizes, shares;
+    for (size_t i : probed) {
+      sizes.push_back(run_sizes[i]);
+      shares.push_back(probe_shares[i]);
+    }
+    const double probed_total =
+        std::accumulate(sizes.begin(), sizes.end(), 0.0);
+    const std::vector<double> sub = AllocateFilterBits(
+        sizes, shares, std::min(budget / probed_total, kMaxAllocatedBitsPerKey),
+        decay);
+    std::vector<double> bits(n, 0.0);
+    for (size_t j = 0; j < probed.size(); ++j) bits[probed[j]] = sub[j];
+    return bits;
+  }
+  // ln(n_i / q_i): the allocation gives every run the same p_i q_i / n_i.
   std::vector<double> log_n(n);
   for (size_t i = 0; i < n; ++i) {
     assert(run_sizes[i] > 0);
-    log_n[i] = std::log(run_sizes[i]);
+    assert(probe_shares[i] <= 1);
+    log_n[i] = std::log(run_sizes[i] / probe_shares[i]);
   }
 
-  // Every run gets clamp((t - ln n_i) / decay) bits per key for the one
-  // threshold t that spends the budget; the bits spent grow with t.
+  // Every run gets clamp((t - ln(n_i / q_i)) / decay) bits per key for the
+  // one threshold t that spends the budget; the bits spent grow with t.
   auto bits_at = [&](double t, size_t i) {
     return std::clamp((t - log_n[i]) / decay, 0.0, kMaxAllocatedBitsPerKey);
   };
@@ -104,7 +133,7 @@ std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
   };
   const auto [min_log, max_log] =
       std::minmax_element(log_n.begin(), log_n.end());
-  // Equal runs (a tree of one run, say) get the average exactly.
+  // Runs alike (a tree of one run, say) get the average exactly.
   if (*min_log == *max_log) return std::vector<double>(n, avg);
   double lo = *min_log;                                    // spends nothing
   double hi = *max_log + kMaxAllocatedBitsPerKey * decay;  // spends the most
@@ -114,7 +143,8 @@ std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
   }
 
   // With the clamped runs known, solve the unclamped ones exactly:
-  //   sum_active n_i (t - ln n_i) / decay = budget - sum_at_max n_i * max.
+  //   sum_active n_i (t - ln(n_i / q_i)) / decay
+  //       = budget - sum_at_max n_i * max.
   const double t0 = (lo + hi) / 2;
   double active_size = 0, active_log_mass = 0, fixed_spent = 0;
   std::vector<bool> active(n);
@@ -141,7 +171,52 @@ std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
   return bits;
 }
 
-RunShape ShapeOf(const Version& version) { return ShapeWithout(version, {}); }
+RunShape ShapeOf(const Version& version, const std::set<uint64_t>& excluded,
+                 const NewTableSpan* added) {
+  RunShape shape;
+  // The tree's tables after the change: what probe shares are measured by.
+  std::vector<KeySpan> data;
+  std::vector<KeySpan> level0;
+  for (const auto& f : version.files(0)) {
+    if (excluded.count(f->number) != 0) continue;
+    shape.level0.push_back(static_cast<double>(f->file_size));
+    level0.push_back(SpanOf(*f));
+    data.push_back(level0.back());
+  }
+  std::array<std::vector<KeySpan>, config::kNumLevels> levels;
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    for (const auto& f : version.files(level)) {
+      if (excluded.count(f->number) != 0) continue;
+      const double size = static_cast<double>(f->file_size);
+      shape.levels[level] += size;
+      levels[level].push_back(SpanOf(*f));
+      data.push_back(levels[level].back());
+      if (f->filter_keys > 0) {
+        shape.built.filter_bits += 8.0 * static_cast<double>(f->filter_bytes);
+        shape.built.filter_keys += static_cast<double>(f->filter_keys);
+        shape.built.table_bytes += size;
+      }
+    }
+  }
+  if (added != nullptr) {
+    data.push_back(
+        KeySpan{added->smallest, added->largest, std::max(added->bytes, 1.0)});
+    if (added->level == 0) {
+      shape.added_level0_probes = ProbeShare({&data.back(), 1}, data);
+    } else {
+      levels[added->level].push_back(data.back());
+    }
+  }
+  for (const KeySpan& table : level0) {
+    shape.level0_probes.push_back(ProbeShare({&table, 1}, data));
+  }
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    if (!levels[level].empty()) {
+      shape.level_probes[level] = ProbeShare(levels[level], data);
+    }
+  }
+  return shape;
+}
 
 double FilterBudgetCorrection(const RunShape& shape, double avg_bits_per_key) {
   const double deep_bytes =
@@ -162,22 +237,29 @@ double FilterBitsForNewTable(const Options& options, const RunShape& shape,
   if (options.filter_allocation != FilterAllocation::kOptimal || avg <= 0) {
     return avg;
   }
-  std::vector<double> runs;
-  for (double size : shape.level0) {
-    if (size > 0) runs.push_back(size);
+  std::vector<double> runs, probes;
+  for (size_t i = 0; i < shape.level0.size(); ++i) {
+    if (shape.level0[i] <= 0) continue;
+    runs.push_back(shape.level0[i]);
+    probes.push_back(i < shape.level0_probes.size() ? shape.level0_probes[i]
+                                                    : 1.0);
   }
   // An empty table is still a run to place; it weighs a byte.
   const double new_size = std::max(table_size, 1.0);
   size_t new_run = runs.size();
-  if (level == 0) runs.push_back(new_size);
+  if (level == 0) {
+    runs.push_back(new_size);
+    probes.push_back(shape.added_level0_probes);
+  }
   for (int l = 1; l < config::kNumLevels; ++l) {
     const double size = shape.levels[l] + (l == level ? new_size : 0.0);
     if (size <= 0) continue;
     if (l == level) new_run = runs.size();
     runs.push_back(size);
+    probes.push_back(shape.level_probes[l]);
   }
-  const std::vector<double> bits =
-      AllocateFilterBits(runs, avg, FilterFprDecay(options.filter_kind, avg));
+  const std::vector<double> bits = AllocateFilterBits(
+      runs, probes, avg, FilterFprDecay(options.filter_kind, avg));
   return bits[new_run];
 }
 
@@ -200,19 +282,25 @@ double FilterBitsForFlush(const Options& options, const Version& current,
       options.filter_bits_per_key <= 0) {
     return options.filter_bits_per_key;
   }
-  const RunShape shape = ShapeOf(current);
-  double table_size = 0;
-  if (!shape.level0.empty()) {
-    table_size =
-        std::accumulate(shape.level0.begin(), shape.level0.end(), 0.0) /
-        static_cast<double>(shape.level0.size());
+  NewTableSpan table;
+  table.level = level;
+  mem_iter->SeekToLast();
+  if (mem_iter->Valid()) table.largest = ExtractUserKey(mem_iter->key());
+  mem_iter->SeekToFirst();
+  if (mem_iter->Valid()) table.smallest = ExtractUserKey(mem_iter->key());
+  if (!current.files(0).empty()) {
+    for (const auto& f : current.files(0)) {
+      table.bytes += static_cast<double>(f->file_size);
+    }
+    table.bytes /= static_cast<double>(current.files(0).size());
   } else {
-    for (mem_iter->SeekToFirst(); mem_iter->Valid(); mem_iter->Next()) {
-      table_size += static_cast<double>(mem_iter->key().size() +
-                                        mem_iter->value().size());
+    for (; mem_iter->Valid(); mem_iter->Next()) {
+      table.bytes += static_cast<double>(mem_iter->key().size() +
+                                         mem_iter->value().size());
     }
   }
-  return BudgetedFilterBitsForNewTable(options, shape, level, table_size);
+  const RunShape shape = ShapeOf(current, {}, &table);
+  return BudgetedFilterBitsForNewTable(options, shape, level, table.bytes);
 }
 
 double FilterBitsForCompaction(const Options& options,
@@ -221,14 +309,27 @@ double FilterBitsForCompaction(const Options& options,
       options.filter_bits_per_key <= 0) {
     return options.filter_bits_per_key;
   }
+  // The outputs hold the inputs' keys: they cover the inputs' range.
   std::set<uint64_t> inputs;
+  NewTableSpan outputs;
+  outputs.level = compaction.level() + 1;
+  outputs.bytes = static_cast<double>(compaction.TotalInputBytes());
   for (int which = 0; which < 2; ++which) {
-    for (const auto& f : compaction.inputs(which)) inputs.insert(f->number);
+    for (const auto& f : compaction.inputs(which)) {
+      const std::string_view smallest = f->smallest.user_key();
+      const std::string_view largest = f->largest.user_key();
+      if (inputs.empty() || smallest < outputs.smallest) {
+        outputs.smallest = smallest;
+      }
+      if (inputs.empty() || largest > outputs.largest) {
+        outputs.largest = largest;
+      }
+      inputs.insert(f->number);
+    }
   }
-  const RunShape shape = ShapeWithout(*compaction.input_version(), inputs);
-  return BudgetedFilterBitsForNewTable(
-      options, shape, compaction.level() + 1,
-      static_cast<double>(compaction.TotalInputBytes()));
+  const RunShape shape = ShapeOf(*compaction.input_version(), inputs, &outputs);
+  return BudgetedFilterBitsForNewTable(options, shape, outputs.level,
+                                       outputs.bytes);
 }
 
 }  // namespace sift

@@ -3,18 +3,24 @@
 
 // Filter sizes per table under FilterAllocation::kOptimal (doc/filters.md).
 //
-// An absent-key Get probes one table per sorted run of the tree: every
-// level-0 table is a run of its own, every non-empty level >= 1 is one run.
+// An absent-key Get probes at most one table per sorted run of the tree:
+// every level-0 table is a run of its own, every non-empty level >= 1 is one
+// run, and the Get probes run i only when its key lies inside one of the
+// run's tables, which a share q_i of absent Gets do (db/probe_shares.h).
 // With a filter whose false-positive rate falls as p(b) = e^(-c b) in its
-// bits per key b, the expected false positives per absent Get, sum_i p_i, are
-// minimal at fixed memory sum_i n_i b_i = N * avg when every p_i is
-// proportional to the run's entries n_i (Monkey, Dayan et al., SIGMOD 2017):
-//   b_i = avg + (H - ln n_i) / c,   H = sum_j n_j ln n_j / N.
+// bits per key b, the expected false positives per absent Get,
+// sum_i q_i p_i, are minimal at fixed memory sum_i n_i b_i = N * avg when
+// every p_i is proportional to n_i / q_i (Monkey, Dayan et al., SIGMOD 2017,
+// with each run weighted by how often it is probed):
+//   b_i = avg + (H - ln(n_i / q_i)) / c,   H = sum_j n_j ln(n_j / q_j) / N.
 // Bits per key are kept within [0, kMaxAllocatedBitsPerKey]: a run that would
 // fall outside is held at the bound and the others share what remains of
 // the budget (the Karush-Kuhn-Tucker solution of the bounded problem).
 
 #include <array>
+#include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -29,6 +35,12 @@ class Version;
 
 // The bounds of Options::filter_bits_per_key.
 inline constexpr double kMaxAllocatedBitsPerKey = 100.0;
+
+// The false-positive rate of `kind` at `bits_per_key` on its sizing curve
+// (the inverse of BitsPerKeyForFpr): e^(-(ln 2)^2 b) for the standard layout,
+// the measured curve of the blocked one, 2^(-b / kFuseLargeSizeFactor) for
+// binary fuse. What the allocation's expected false positives are judged by.
+double FilterFprAt(FilterKind kind, double bits_per_key);
 
 // c in p(b) ~ e^(-c b) for `kind` near `bits_per_key`: (ln 2)^2 for the
 // standard layout; for the blocked layout the secant slope of ln p over
@@ -46,12 +58,28 @@ double FilterFprDecay(FilterKind kind, double bits_per_key);
 std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
                                        double avg_bits_per_key, double decay);
 
+// The same, minimizing sum_i q_i e^(-decay b_i) with q_i = probe_shares[i],
+// the share of absent Gets that probe run i. A run no Get probes (q_i <= 0)
+// gets no bits: its filter would never be asked.
+// REQUIRES: probe_shares.size() == run_sizes.size(); q_i <= 1; and the
+// requirements above.
+std::vector<double> AllocateFilterBits(absl::Span<const double> run_sizes,
+                                       absl::Span<const double> probe_shares,
+                                       double avg_bits_per_key, double decay);
+
 // The sorted runs of a tree by level, sized in file bytes (tables do not
 // record their entry count in the MANIFEST; at one key and value size,
 // bytes are proportional to entries).
 struct RunShape {
   std::vector<double> level0;                       // one run per level-0 table
   std::array<double, config::kNumLevels> levels{};  // [0] unused
+  // The share of absent Gets that probe each run (db/probe_shares.h), for
+  // the runs above; empty level0_probes and the defaults mean every Get
+  // probes every run (a shape known by its sizes alone).
+  std::vector<double> level0_probes;  // empty, or parallel to level0
+  std::array<double, config::kNumLevels> level_probes = AllProbed();
+  // The share that would probe a new level-0 table (NewTableSpan).
+  double added_level0_probes = 1;
   // The filters as built of the tables below level 0 whose filters are
   // known (FileMetaData::filter_keys > 0): their bits and keys, and those
   // tables' file bytes.
@@ -60,10 +88,30 @@ struct RunShape {
     double filter_keys = 0;
     double table_bytes = 0;
   } built;
+
+  static constexpr std::array<double, config::kNumLevels> AllProbed() {
+    std::array<double, config::kNumLevels> ones{};
+    for (double& q : ones) q = 1;
+    return ones;
+  }
 };
 
-// The runs of `version`.
-RunShape ShapeOf(const Version& version);
+// A table about to be written: its level, user-key range and size.
+struct NewTableSpan {
+  int level = 0;
+  std::string smallest;
+  std::string largest;
+  double bytes = 0;
+};
+
+// The runs of `version` without the tables numbered in `excluded`, their
+// probe shares those of the tree with `added` (nullable) in it: its range
+// joins its level's coverage (or is a level-0 run of its own, whose share
+// is added_level0_probes) and its bytes join the keys that probe shares are
+// measured by. Sizes leave `added` out: FilterBitsForNewTable counts it.
+RunShape ShapeOf(const Version& version,
+                 const std::set<uint64_t>& excluded = {},
+                 const NewTableSpan* added = nullptr);
 
 // The allocation is exact for the shape at the moment a table is written,
 // but tables outlive that shape: a deep table written while the tree was
@@ -90,7 +138,8 @@ double FilterBudgetCorrection(const RunShape& shape, double avg_bits_per_key);
 // Bits per key for a table of `table_size` bytes about to be written to
 // `level` of a tree shaped `shape` (which does not hold it yet): the
 // allocation of `shape` with the new table counted, as a run of its own at
-// level 0 or as part of its level otherwise. Under kUniform (or without
+// level 0 (probed by shape.added_level0_probes) or as part of its level
+// otherwise. Under kUniform (or without
 // filters) options.filter_bits_per_key. Ingestion uses it as is: the budget
 // correction is for tables written anyway, and must not make a whole file be
 // rewritten for a fraction of a bit per key.
@@ -107,13 +156,14 @@ double BudgetedFilterBitsForNewTable(const Options& options,
 // *mem_iter to `level` of `current`. The table's size is estimated as the
 // mean of the level-0 tables (flushes of equal memtables make tables of
 // about equal size) or, with level 0 empty, as the key and value bytes of
-// the entries (read through *mem_iter, whose position is left anywhere).
+// the entries; its key range is the entries' (read through *mem_iter, whose
+// position is left anywhere).
 double FilterBitsForFlush(const Options& options, const Version& current,
                           int level, Iterator* mem_iter);
 
 // Bits per key for the outputs of `compaction`: the shape of its input
-// version after the compaction, its inputs gone and their bytes added to
-// the output level.
+// version after the compaction, its inputs gone and their bytes and key
+// range added to the output level.
 double FilterBitsForCompaction(const Options& options,
                                const Compaction& compaction);
 

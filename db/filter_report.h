@@ -22,6 +22,9 @@ struct TableFilterFacts {
   uint64_t entries = 0;     // weighs the table within its level
   bool has_filter = false;  // false: every probe reads a block
   FilterInfo filter;        // when has_filter
+  // The share of absent-key Gets that probe the table's run
+  // (db/probe_shares.h); 1 = every Get, when the key ranges are not known.
+  double probe_share = 1;
 };
 
 struct LevelFilterReport {
@@ -32,8 +35,12 @@ struct LevelFilterReport {
   // its tables, for a deeper level the mean weighted by entries (an absent
   // key falls in a table's range in proportion to its keys).
   double fpr = 0;
-  // What this level adds to the false positives of one absent-key Get: every
-  // level-0 table is probed, one table of a deeper level.
+  // The share of absent-key Gets that probe the level (level 0: the mean
+  // over its tables).
+  double probe_share = 0;
+  // What this level adds to the false positives of one absent-key Get: each
+  // level-0 table's rate times its probe share, a deeper level's rate times
+  // the level's.
   double expected_false_positives = 0;
 
   double bits_per_key() const {
@@ -44,8 +51,8 @@ struct LevelFilterReport {
 
 struct FilterReport {
   std::array<LevelFilterReport, config::kNumLevels> levels;
-  // Sum over the levels: expected block reads of an absent-key Get whose key
-  // lies inside every run's key range.
+  // Sum over the levels: expected block reads of an absent-key Get drawn
+  // like the tree's keys.
   double expected_false_positives = 0;
 };
 

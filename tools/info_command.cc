@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "db/filename.h"
 #include "db/filter_report.h"
+#include "db/probe_shares.h"
 #include "db/wal_link.h"
 #include "db/write_batch_internal.h"
 #include "filter/filter.h"
@@ -184,6 +185,14 @@ void CollectTables(Env* env, const std::string& dbname, InfoData* d) {
     d->total.entries += li.entries;
     d->total.filter_memory += li.filter_memory;
   }
+  std::vector<std::vector<KeySpan>> spans(config::kNumLevels);
+  for (const TableInfo& t : d->tables) {
+    spans[t.level].push_back(KeySpan{std::string(t.meta.smallest.user_key()),
+                                     std::string(t.meta.largest.user_key()),
+                                     static_cast<double>(t.meta.file_size)});
+  }
+  const std::vector<std::vector<double>> shares = TreeProbeShares(spans);
+  std::array<size_t, config::kNumLevels> next{};
   std::vector<TableFilterFacts> facts;
   for (const TableInfo& t : d->tables) {
     // A table that could not be read has no known filter: counted as
@@ -193,6 +202,7 @@ void CollectTables(Env* env, const std::string& dbname, InfoData* d) {
     f.entries = t.entries;
     f.has_filter = t.filter.has_value();
     if (t.filter) f.filter = *t.filter;
+    f.probe_share = shares[t.level][next[t.level]++];
     facts.push_back(f);
   }
   d->filters = SummarizeFilters(facts);
@@ -229,6 +239,7 @@ void PrintInfoJson(const InfoArgs& args, const InfoData& d) {
            {"filter_memory_bytes", li.filter_memory},
            {"filter_bits_per_key", lf.bits_per_key()},
            {"filter_fpr_theory", lf.fpr},
+           {"probe_share", lf.probe_share},
            {"false_positives_per_absent_get", lf.expected_false_positives}};
     if (li.files > 0) {
       j["smallest"] = ShowBytes(li.smallest, key_out);

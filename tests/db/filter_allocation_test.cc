@@ -3,8 +3,12 @@
 
 #include "db/filter_allocation.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
+#include <queue>
+#include <random>
 #include <vector>
 
 #include "db/filter_report.h"
@@ -100,6 +104,162 @@ TEST(FilterAllocationTest, NoBudgetNoBits) {
   // All at the maximum: nothing else is possible.
   EXPECT_EQ(AllocateFilterBits({1.0, 5.0}, 100.0, kLn2Squared),
             std::vector<double>(2, 100.0));
+}
+
+TEST(FilterAllocationTest, RunsAreWeightedByHowOftenTheyAreProbed) {
+  // Level 1 spans the key space, level 2 too, level 3 holds a tenth of the
+  // keys of level 2 over a tenth of the key space: per probe it is as large
+  // as level 2, so it gets the same bits (sizing by size alone would give
+  // it far more).
+  const std::vector<double> sizes = {10, 100, 10};
+  const std::vector<double> shares = {1, 1, 0.1};
+  for (double decay : {kLn2Squared, 0.43}) {
+    const std::vector<double> bits =
+        AllocateFilterBits(sizes, shares, 10.0, decay);
+    EXPECT_NEAR(bits[2], bits[1], 1e-9);
+    EXPECT_GT(bits[0], bits[1]);
+    EXPECT_NEAR(Spent(sizes, bits), 10.0 * Total(sizes), 1e-9 * Total(sizes));
+    // p_i q_i / n_i is the same for all.
+    for (size_t i = 1; i < sizes.size(); ++i) {
+      EXPECT_NEAR(std::exp(-decay * bits[i]) * shares[i] / sizes[i] /
+                      (std::exp(-decay * bits[0]) * shares[0] / sizes[0]),
+                  1.0, 1e-9);
+    }
+  }
+  // All shares 1: the unweighted allocation.
+  EXPECT_EQ(AllocateFilterBits(sizes, {1, 1, 1}, 10.0, 0.43),
+            AllocateFilterBits(sizes, 10.0, 0.43));
+  // A run no Get probes gets nothing; the others share the whole budget.
+  const std::vector<double> bits =
+      AllocateFilterBits({10, 100, 10}, {1, 1, 0}, 10.0, 0.43);
+  EXPECT_EQ(bits[2], 0.0);
+  EXPECT_NEAR(10 * bits[0] + 100 * bits[1], 10.0 * 120, 1e-6);
+}
+
+TEST(FilterAllocationTest, NewTableBitsFollowTheProbeShares) {
+  Options options;
+  options.filter_bits_per_key = 10;
+  RunShape shape;
+  shape.levels[1] = 10e6;
+  shape.levels[2] = 100e6;
+  shape.levels[3] = 8e6;
+  const double unweighted = FilterBitsForNewTable(options, shape, 3, 2e6);
+  shape.level_probes[3] = 0.1;
+  const double weighted = FilterBitsForNewTable(options, shape, 3, 2e6);
+  EXPECT_LT(weighted, unweighted);
+  EXPECT_NEAR(weighted, FilterBitsForNewTable(options, shape, 2, 0), 0.05);
+  // A new level-0 table probed by few Gets (a narrow key range) gets less
+  // than one probed by every Get.
+  shape.level0 = {3e6};
+  const double wide = FilterBitsForNewTable(options, shape, 0, 3e6);
+  shape.added_level0_probes = 0.05;
+  EXPECT_LT(FilterBitsForNewTable(options, shape, 0, 3e6), wide);
+}
+
+// The expected false positives of an absent-key Get on a tree whose run i
+// is probed by a share q_i of them and has b_i bits per key.
+double ExpectedFalsePositives(FilterKind kind, const std::vector<double>& q,
+                              const std::vector<double>& bits) {
+  double sum = 0;
+  for (size_t i = 0; i < q.size(); ++i)
+    sum += q[i] * FilterFprAt(kind, bits[i]);
+  return sum;
+}
+
+// The numerical optimum on the layout's own curve, found independently of
+// the closed form: memory handed out in steps of 0.01 bits per key of one
+// run, each to the run whose expected false positives fall the most per
+// byte (greedy is optimal for a separable convex objective, up to the step).
+constexpr double kStep = 0.01;
+constexpr int kMaxSteps = static_cast<int>(kMaxAllocatedBitsPerKey / kStep);
+
+// FilterFprAt(kind, j * kStep) for j = 0..kMaxSteps.
+std::vector<double> CurveOf(FilterKind kind) {
+  std::vector<double> curve(kMaxSteps + 1);
+  for (int j = 0; j <= kMaxSteps; ++j) curve[j] = FilterFprAt(kind, j * kStep);
+  return curve;
+}
+
+std::vector<double> GreedyOptimum(const std::vector<double>& curve,
+                                  const std::vector<double>& sizes,
+                                  const std::vector<double>& q, double avg) {
+  std::vector<int> steps(sizes.size(), 0);
+  auto gain = [&](size_t i) {
+    return q[i] * (curve[steps[i]] - curve[steps[i] + 1]) / (sizes[i] * kStep);
+  };
+  std::priority_queue<std::pair<double, size_t>> best;
+  for (size_t i = 0; i < sizes.size(); ++i) best.emplace(gain(i), i);
+  double memory = avg * Total(sizes);
+  std::vector<double> bits(sizes.size(), 0.0);
+  while (!best.empty()) {
+    const size_t i = best.top().second;
+    best.pop();
+    const double cost = sizes[i] * kStep;
+    if (cost > memory) {
+      bits[i] += memory / sizes[i];  // what is left, as a partial step
+      break;
+    }
+    memory -= cost;
+    bits[i] += kStep;
+    if (++steps[i] < kMaxSteps) best.emplace(gain(i), i);
+  }
+  return bits;
+}
+
+TEST(FilterAllocationTest, NeverAboveUniformAndNearTheNumericalOptimum) {
+  // Random tree shapes: level-0 tables probed by nearly every Get, levels
+  // growing by about 10x, the deepest ones covering any part of the key
+  // space, and shapes with no structure at all.
+  std::mt19937_64 rng(39);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int shapes = 0;
+  double worst = 0;  // chosen / optimum
+  for (FilterKind kind : {FilterKind::kBlockedBloom, FilterKind::kStandardBloom,
+                          FilterKind::kBinaryFuse}) {
+    const std::vector<double> curve = CurveOf(kind);
+    for (int round = 0; round < 150; ++round) {
+      std::vector<double> sizes, q;
+      if (round % 2 == 0) {
+        const int level0 = static_cast<int>(unit(rng) * 5);
+        for (int i = 0; i < level0; ++i) {
+          sizes.push_back(2e6 + 2e6 * unit(rng));
+          q.push_back(0.8 + 0.2 * unit(rng));
+        }
+        const int levels = 1 + static_cast<int>(unit(rng) * 4);
+        double size = 4e6 + 8e6 * unit(rng);
+        for (int l = 0; l < levels; ++l) {
+          const bool last = l == levels - 1;
+          sizes.push_back(last ? size * (0.02 + unit(rng)) : size);
+          q.push_back(last || unit(rng) < 0.3 ? 0.01 + 0.99 * unit(rng) : 1.0);
+          size *= 8 + 4 * unit(rng);
+        }
+      } else {
+        const int runs = 1 + static_cast<int>(unit(rng) * 8);
+        for (int i = 0; i < runs; ++i) {
+          sizes.push_back(std::pow(10.0, 3 + 6 * unit(rng)));
+          q.push_back(0.005 + 0.995 * unit(rng));
+        }
+      }
+      const double avg = 2 + 18 * unit(rng);
+      const double decay = FilterFprDecay(kind, avg);
+      const std::vector<double> bits = AllocateFilterBits(sizes, q, avg, decay);
+      ASSERT_NEAR(Spent(sizes, bits), avg * Total(sizes), 1e-6 * Total(sizes));
+      const double chosen = ExpectedFalsePositives(kind, q, bits);
+      const double uniform = ExpectedFalsePositives(
+          kind, q, std::vector<double>(sizes.size(), avg));
+      const double optimum =
+          ExpectedFalsePositives(kind, q, GreedyOptimum(curve, sizes, q, avg));
+      worst = std::max(worst, chosen / optimum);
+      EXPECT_LE(chosen, uniform * (1 + 1e-9))
+          << "kind " << static_cast<int>(kind) << " round " << round;
+      EXPECT_LE(chosen, 1.02 * optimum)
+          << "kind " << static_cast<int>(kind) << " round " << round << " runs "
+          << sizes.size() << " avg " << avg;
+      ++shapes;
+    }
+  }
+  EXPECT_EQ(shapes, 450);
+  std::printf("worst chosen / numerical optimum: %.4f\n", worst);
 }
 
 TEST(FilterAllocationTest, DecayOfEachLayout) {
@@ -247,6 +407,17 @@ TEST(FilterReportTest, SumsLevelZeroTablesAndWeighsDeeperTables) {
               1e-12);
   EXPECT_NE(FilterReportText(r).find("Expected false positives"),
             std::string::npos);
+
+  // With probe shares, each run's rate counts as often as Gets probe it.
+  tables[0].probe_share = 0.5;
+  tables[2].probe_share = tables[3].probe_share = 0.25;
+  tables[4].probe_share = 0.1;
+  const FilterReport weighted = SummarizeFilters(tables);
+  EXPECT_NEAR(weighted.levels[0].probe_share, 0.75, 1e-12);
+  EXPECT_NEAR(weighted.levels[0].expected_false_positives, 1.5 * p16, 1e-12);
+  EXPECT_NEAR(weighted.levels[1].probe_share, 0.25, 1e-12);
+  EXPECT_NEAR(weighted.expected_false_positives,
+              1.5 * p16 + 0.25 * (3 * p12 + p8) / 4 + 0.1, 1e-12);
 }
 
 }  // namespace
