@@ -4,7 +4,10 @@ pip builds the package in place (pip >= 21.3), so the engine's sources are
 found one directory up. The CMake build tree is reused between installs
 (incremental): $SIFT_PYTHON_BUILD_DIR, or build/python in the repository; a
 tree configured for another interpreter is reconfigured. $SIFT_BUILD_JOBS
-sets the parallel jobs (default: all CPUs).
+sets the parallel jobs (default: all CPUs). $SIFT_ENGINE_PREFIX, when set,
+names an installed sift package (position-independent static libraries) to
+link instead of building the engine in that tree; a tree configured with
+another prefix, or none, is reconfigured.
 """
 
 import os
@@ -33,10 +36,17 @@ class CMakeBuild(build_ext):
         os.makedirs(build_dir, exist_ok=True)
         cache = os.path.join(build_dir, "CMakeCache.txt")
         python = os.path.realpath(sys.executable)
+        engine = os.environ.get("SIFT_ENGINE_PREFIX", "")
+        if engine:
+            engine = os.path.realpath(engine)
         if os.path.exists(cache):
             with open(cache) as f:
-                if f"PYTHON_EXECUTABLE:FILEPATH={python}\n" not in f.read():
-                    os.remove(cache)  # configured for another interpreter
+                text = f.read()
+            if (
+                f"PYTHON_EXECUTABLE:FILEPATH={python}\n" not in text
+                or f"SIFT_ENGINE_PREFIX:PATH={engine}\n" not in text
+            ):
+                os.remove(cache)  # another interpreter, or another engine
         if not os.path.exists(cache):
             subprocess.check_call(
                 [
@@ -47,6 +57,7 @@ class CMakeBuild(build_ext):
                     build_dir,
                     "-DCMAKE_BUILD_TYPE=Release",
                     f"-DPYTHON_EXECUTABLE={python}",
+                    f"-DSIFT_ENGINE_PREFIX={engine}",
                 ]
             )
         jobs = os.environ.get("SIFT_BUILD_JOBS") or str(os.cpu_count() or 1)
