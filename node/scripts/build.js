@@ -4,7 +4,9 @@
 // SIFT_LEVEL_BUILD_DIR): configured once, then incremental. Runs as the
 // package's install script, so `npm install` in node/ (or `npm install ./node`
 // from the repository) builds it. No download: Node's headers come with Node
-// (/usr/include/node), node-addon-api from npm.
+// (/usr/include/node), node-addon-api from npm. With SIFT_ENGINE_PREFIX set,
+// the addon links the sift package installed in that prefix (a Release build
+// with position-independent static libraries) instead of building the engine.
 const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
@@ -13,6 +15,9 @@ const source = path.join(__dirname, '..')
 const build = process.env.SIFT_LEVEL_BUILD_DIR ||
   path.join(source, '..', 'build', 'node')
 const jobs = process.env.SIFT_BUILD_JOBS || '2'
+const engine = process.env.SIFT_ENGINE_PREFIX
+  ? path.resolve(process.env.SIFT_ENGINE_PREFIX)
+  : ''
 
 function run (args) {
   const result = spawnSync('cmake', args, { stdio: 'inherit' })
@@ -34,9 +39,11 @@ try {
   process.exit(1)
 }
 
-// node-addon-api's directory is passed on every configure: the tree may
-// outlive the node_modules it was first configured with.
-const configure = ['-S', source, '-B', build, `-DNODE_ADDON_API_DIR=${addonApi}`]
+// node-addon-api's directory and the engine's prefix (empty: build the
+// engine) are passed on every configure: the tree may outlive the
+// node_modules it was first configured with, and may switch engines.
+const configure = ['-S', source, '-B', build, `-DNODE_ADDON_API_DIR=${addonApi}`,
+  `-DSIFT_ENGINE_PREFIX=${engine}`]
 if (!fs.existsSync(path.join(build, 'CMakeCache.txt'))) {
   const generator = spawnSync('ninja', ['--version']).status === 0
     ? ['-G', 'Ninja']
