@@ -73,13 +73,39 @@ run_bench() {
   build/release/bench/kvbench "$@"
 }
 
+# build/bindings: the engine's libraries built once for both language packages (Release, static
+# and position-independent, libraries only, Ninja; reused, incremental) and installed into
+# build/bindings/prefix. python_tests and node_tests hand that prefix to pip and npm
+# (SIFT_ENGINE_PREFIX), so the packages' CMake builds (python/CMakeLists.txt, node/CMakeLists.txt)
+# find it with find_package(sift) and compile only their own sources; without SIFT_ENGINE_PREFIX
+# (a user's pip or npm install) they build the engine themselves. Not SIFT_WERROR: the same
+# compiler flags as the engine those builds would make.
+bindings_prefix="$root/build/bindings/prefix"
+build_bindings_engine() {
+  local dir=build/bindings
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+      -DSIFT_BUILD_TESTS=OFF -DSIFT_BUILD_BENCH=OFF -DSIFT_BUILD_TOOLS=OFF >/dev/null
+  else
+    cmake "$dir" >/dev/null
+  fi
+  cmake --build "$dir" -j"$jobs"
+  # Files already up to date are left alone (same time stamps): nothing downstream rebuilds.
+  cmake --install "$dir" --prefix "$bindings_prefix" >/dev/null
+}
+
 # The README's install route for the Python package, with Debian's interpreter (another python3
 # may come first on PATH): pip builds it through python/CMakeLists.txt in build/python (reused,
-# incremental), installs it into build/python/site, and the pytest suite runs against that copy.
+# incremental; the engine from build/bindings/prefix), installs it into build/python/site, and the
+# pytest suite runs against that copy. A tree left by an older layout of this script (the engine
+# built inside it, in build/python/sift) is redone.
 python_tests() {
   local site="$root/build/python/site"
+  [ ! -d build/python/sift ] || rm -rf build/python
   rm -rf "$site"
   PIP_ROOT_USER_ACTION=ignore SIFT_PYTHON_BUILD_DIR="$root/build/python" SIFT_BUILD_JOBS="$jobs" \
+    SIFT_ENGINE_PREFIX="$bindings_prefix" \
     /usr/bin/python3 -m pip install -q --disable-pip-version-check --no-build-isolation \
     --no-deps --target "$site" ./python || return 1
   (cd "$root/build/python" &&
@@ -87,17 +113,20 @@ python_tests() {
 }
 
 # The Node.js package (node/): npm ci (or npm install without a lock) in node/, which runs the
-# package's install script, the CMake build of the addon in build/node (reused, incremental); then
-# npm test (abstract-level's compliance suite and the package's own tests, one TAP stream) and a
-# plain count from tape's summary. Node and npm are not among the PACKAGES: Debian's nodejs would
-# conflict with the Node 20 / npm 11 these machines carry.
+# package's install script, the CMake build of the addon in build/node (reused, incremental; the
+# engine from build/bindings/prefix; a tree of an older layout, with the engine built inside it in
+# build/node/sift, is redone); then npm test (abstract-level's compliance suite and the package's
+# own tests, one TAP stream) and a plain count from tape's summary. Node and npm are not among the
+# PACKAGES: Debian's nodejs would conflict with the Node 20 / npm 11 these machines carry.
 node_tests() {
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     echo "node: node and npm are required for the Node.js package (node/) and were not found on PATH"
     return 1
   fi
   local log="$root/build/node/npm-test.log"
-  (cd node && export SIFT_BUILD_JOBS="$jobs" && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else
+  [ ! -d build/node/sift ] || rm -rf build/node
+  (cd node && export SIFT_BUILD_JOBS="$jobs" SIFT_ENGINE_PREFIX="$bindings_prefix" &&
+   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else
      npm install --no-audit --no-fund; fi) || { echo "node: npm install or the addon build failed"; return 1; }
   local status=0
   (cd node && npm test) > "$log" 2>&1 || status=1
@@ -170,6 +199,9 @@ run_tests() {
   else
     echo "pkg-config route (sift_c): compile or link failed"; failed=1
   fi
+
+  echo "== engine libraries for the Python and Node.js packages (build/bindings: Release, PIC)"
+  build_bindings_engine
 
   echo "== python bindings: pip install --no-build-isolation ./python, then its pytest suite"
   python_tests || failed=1
