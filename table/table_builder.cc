@@ -7,6 +7,7 @@
 #include "filter/filter.h"
 #include "table/block_builder.h"
 #include "table/compression.h"
+#include "table/compression_gate.h"
 #include "table/format.h"
 #include "table/table_properties.h"
 
@@ -33,10 +34,16 @@ struct TableBuilder::Rep {
   }
 
   // Store `raw` (Snappy-compressed if `compression` asks and it pays) with
-  // its trailer; *handle gets its place.
+  // its trailer; *handle gets its place, *stored_as (nullable) how it is
+  // stored.
   absl::Status WriteBlock(std::string_view raw, Compression compression,
-                          BlockHandle* handle) {
-    const BlockCompression type = CompressBlock(compression, raw, &compressed);
+                          BlockHandle* handle,
+                          BlockCompression* stored_as = nullptr) {
+    const BlockCompression type =
+        compression == Compression::kNone
+            ? BlockCompression::kNone
+            : CompressBlock(compression, raw, &compressed);
+    if (stored_as != nullptr) *stored_as = type;
     const std::string_view contents =
         type == BlockCompression::kNone ? raw : std::string_view(compressed);
     stored.clear();
@@ -51,8 +58,16 @@ struct TableBuilder::Rep {
   void FlushDataBlock() {
     if (data_block.empty() || !status.ok()) return;
     const uint64_t before = offset;
-    status =
-        WriteBlock(data_block.Finish(), options.compression, &pending_handle);
+    const std::string_view raw = data_block.Finish();
+    const bool try_compression = options.compression != Compression::kNone &&
+                                 compression_gate.ShouldTry();
+    BlockCompression stored_as = BlockCompression::kNone;
+    status = WriteBlock(
+        raw, try_compression ? options.compression : Compression::kNone,
+        &pending_handle, &stored_as);
+    if (try_compression) {
+      compression_gate.Record(stored_as != BlockCompression::kNone);
+    }
     data_block.Reset();
     if (!status.ok()) return;
     pending_index_entry = true;
@@ -76,8 +91,9 @@ struct TableBuilder::Rep {
   bool pending_index_entry = false;
   BlockHandle pending_handle;
 
-  std::string compressed;  // scratch for Snappy output
-  std::string stored;      // scratch for contents + trailer
+  CompressionGate compression_gate;  // data blocks only
+  std::string compressed;            // scratch for Snappy output
+  std::string stored;                // scratch for contents + trailer
 };
 
 TableBuilder::TableBuilder(const TableOptions& options, WritableFile* file)

@@ -84,7 +84,7 @@ std::string KeySpace::MissingKey(uint64_t i) const {
   return key;
 }
 
-ValueSource::ValueSource(int value_size, uint64_t seed)
+ValueSource::ValueSource(int value_size, uint64_t seed, bool compressible)
     : value_size_(value_size) {
   // At least 1 MiB, and room for any value to start anywhere in the first MiB.
   const size_t size = (size_t{1} << 20) + static_cast<size_t>(value_size);
@@ -94,7 +94,9 @@ ValueSource::ValueSource(int value_size, uint64_t seed)
     char run[32];
     for (char& c : run) c = static_cast<char>(rnd.Next() & 0xff);
     data_.append(run, sizeof(run));
-    data_.append(run, sizeof(run));
+    if (compressible) {
+      data_.append(run, sizeof(run));
+    }
   }
 }
 

@@ -46,12 +46,14 @@ class KeySpace {
 
 // Value bytes: slices of a fixed pseudo-random buffer in which each 32-byte
 // run of random bytes is followed by a copy of itself, so a value compresses
-// to about half with Snappy (as real data tends to) and costs nothing to make.
+// to about half with Snappy (as real data tends to) and costs nothing to make;
+// or, not `compressible`, random bytes throughout (already compressed or
+// encrypted data, which Snappy cannot shrink).
 //
 // Thread safety: const methods are safe for concurrent use.
 class ValueSource {
  public:
-  ValueSource(int value_size, uint64_t seed);
+  ValueSource(int value_size, uint64_t seed, bool compressible = true);
   // The value for write number `n` (any number; different n, different slice).
   // The view lives as long as this object.
   std::string_view Get(uint64_t n) const;

@@ -49,6 +49,9 @@ int Main(int argc, char** argv) {
   app.add_option("--reads", config.reads, "Operations per read workload");
   app.add_option("--key_size", config.key_size, "Key bytes");
   app.add_option("--value_size", config.value_size, "Value bytes");
+  app.add_flag("--incompressible_values", config.incompressible_values,
+               "Values of random bytes, which --compression cannot shrink (by "
+               "default values compress to about half)");
   app.add_option("--bits_per_key", config.bits_per_key,
                  "Filter bits per key (0: no filter)");
   app.add_option("--filter_kind", filter_kind, "Filter layout")

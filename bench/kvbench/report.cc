@@ -32,10 +32,11 @@ std::string DescribeConfig(const BenchConfig& c) {
                             c.bits_per_key,
                             FilterAllocationName(c.filter_allocation));
   return absl::StrFormat(
-      "keys %d x %d B, values %d B, reads %d, filter %s, compression %s, "
+      "keys %d x %d B, values %d B%s, reads %d, filter %s, compression %s, "
       "cache %s, write buffer %s, tables %s, threads %d, seed %d, reads %s, "
       "max open files %d",
-      c.num, c.key_size, c.value_size, c.reads, filter,
+      c.num, c.key_size, c.value_size,
+      c.incompressible_values ? " (incompressible)" : "", c.reads, filter,
       c.compression == Compression::kNone ? "none" : "snappy",
       absl::StrFormat("%.1f MiB", c.cache_size / 1048576.0),
       absl::StrFormat("%.1f MiB", c.write_buffer_size / 1048576.0),
@@ -179,6 +180,7 @@ Json ConfigToJson(const BenchConfig& c) {
   j["reads"] = c.reads;
   j["key_size"] = c.key_size;
   j["value_size"] = c.value_size;
+  j["incompressible_values"] = c.incompressible_values;
   j["filter_kind"] = FilterChoiceName(c.filter);
   j["bits_per_key"] = c.filter == FilterChoice::kNone ? 0.0 : c.bits_per_key;
   j["filter_allocation"] = FilterAllocationName(c.filter_allocation);

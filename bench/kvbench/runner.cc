@@ -154,7 +154,7 @@ Runner::Runner(const BenchConfig& config, std::string path, bool remove_after)
       path_(std::move(path)),
       remove_after_(remove_after),
       keys_(config.num, config.key_size),
-      values_(config.value_size, config.seed) {}
+      values_(config.value_size, config.seed, !config.incompressible_values) {}
 
 Runner::~Runner() {
   db_.reset();

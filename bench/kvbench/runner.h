@@ -40,6 +40,8 @@ struct BenchConfig {
   uint64_t reads = 200000;  // operations of each read workload
   int key_size = 16;
   int value_size = 100;
+  // Values of random bytes (ValueSource), which compression cannot shrink.
+  bool incompressible_values = false;
   double bits_per_key = 10.0;
   FilterChoice filter = FilterChoice::kBlocked;
   // How bits_per_key is shared among the tables (Options::filter_allocation).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -234,6 +235,37 @@ TEST(TableTest, MillionEntries) {
   EXPECT_EQ(p.num_entries, static_cast<uint64_t>(n));
   EXPECT_EQ(p.smallest_key, model.front().first);
   EXPECT_EQ(p.largest_key, model.back().first);
+  CheckTable(**table, model);
+}
+
+TEST(TableTest, CompressionResumesAfterDataThatDidNotCompress) {
+  // Random values (nothing to gain: the writer stops trying most blocks),
+  // then values of one repeated byte (compression must come back).
+  Random rnd(17);
+  KVVector model;
+  size_t random_bytes = 0, repeated_bytes = 0;
+  for (int i = 0; i < 24000; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%08d", i);
+    std::string value(100, 'x');
+    if (i < 4000) {
+      for (char& c : value) c = static_cast<char>(rnd.Next() & 0xff);
+    }
+    (i < 4000 ? random_bytes : repeated_bytes) +=
+        std::string_view(key).size() + value.size();
+    model.emplace_back(key, std::move(value));
+  }
+  auto env = test::NewTestEnv();
+  TableOptions o;
+  o.compression = Compression::kSnappy;
+  auto size = test::WriteTable(env.get(), "/mixed.sst", o, model);
+  ASSERT_TRUE(size.ok()) << size.status();
+  auto table = test::OpenTable(env.get(), "/mixed.sst", o);
+  ASSERT_TRUE(table.ok()) << table.status();
+  // Stored raw, the repeated half alone would be repeated_bytes; after at
+  // most CompressionGate::kMaxSkip blocks it is compressed again.
+  EXPECT_LT((*table)->properties().data_bytes,
+            random_bytes + random_bytes / 8 + repeated_bytes * 3 / 10);
   CheckTable(**table, model);
 }
 
