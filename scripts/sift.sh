@@ -73,26 +73,18 @@ run_bench() {
   build/release/bench/kvbench "$@"
 }
 
-# build/bindings: the engine's libraries built once for both language packages (Release, static
-# and position-independent, libraries only, Ninja; reused, incremental) and installed into
-# build/bindings/prefix. python_tests and node_tests hand that prefix to pip and npm
-# (SIFT_ENGINE_PREFIX), so the packages' CMake builds (python/CMakeLists.txt, node/CMakeLists.txt)
-# find it with find_package(sift) and compile only their own sources; without SIFT_ENGINE_PREFIX
-# (a user's pip or npm install) they build the engine themselves. Not SIFT_WERROR: the same
-# compiler flags as the engine those builds would make.
+# build/bindings/prefix: the engine's libraries for both language packages, installed from
+# build/release (the plain Release build; its libraries are position-independent, so a Python or
+# Node.js module can link them) into a prefix of their own that is never wiped, so files already up
+# to date keep their time stamps and nothing downstream rebuilds. python_tests and node_tests hand
+# that prefix to pip and npm (SIFT_ENGINE_PREFIX), so the packages' CMake builds
+# (python/CMakeLists.txt, node/CMakeLists.txt) find it with find_package(sift) and compile only
+# their own sources; without SIFT_ENGINE_PREFIX (a user's pip or npm install) they build the
+# engine themselves.
 bindings_prefix="$root/build/bindings/prefix"
 build_bindings_engine() {
-  local dir=build/bindings
-  if [ ! -f "$dir/build.ninja" ]; then
-    cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
-      -DSIFT_BUILD_TESTS=OFF -DSIFT_BUILD_BENCH=OFF -DSIFT_BUILD_TOOLS=OFF >/dev/null
-  else
-    cmake "$dir" >/dev/null
-  fi
-  cmake --build "$dir" -j"$jobs"
-  # Files already up to date are left alone (same time stamps): nothing downstream rebuilds.
-  cmake --install "$dir" --prefix "$bindings_prefix" >/dev/null
+  build_release
+  cmake --install build/release --prefix "$bindings_prefix" >/dev/null
 }
 
 # The README's install route for the Python package, with Debian's interpreter (another python3
@@ -200,7 +192,7 @@ run_tests() {
     echo "pkg-config route (sift_c): compile or link failed"; failed=1
   fi
 
-  echo "== engine libraries for the Python and Node.js packages (build/bindings: Release, PIC)"
+  echo "== engine libraries for the Python and Node.js packages (build/release, installed into build/bindings/prefix)"
   build_bindings_engine
 
   echo "== python bindings: pip install --no-build-isolation ./python, then its pytest suite"
