@@ -28,9 +28,7 @@ std::string FilterStatsText(DBState& state, const Version& current) {
   std::vector<std::vector<KeySpan>> spans(config::kNumLevels);
   for (int level = 0; level < config::kNumLevels; ++level) {
     for (const auto& f : current.files(level)) {
-      spans[level].push_back(KeySpan{std::string(f->smallest.user_key()),
-                                     std::string(f->largest.user_key()),
-                                     static_cast<double>(f->file_size)});
+      spans[level].push_back(SpanOf(*f));
     }
   }
   const std::vector<std::vector<double>> shares = TreeProbeShares(spans);

@@ -36,13 +36,6 @@ double BlockedFprAt(double bits_per_key) {
   return std::exp(-(lo + hi) / 2);
 }
 
-// A table's user-key range and size.
-KeySpan SpanOf(const FileMetaData& f) {
-  return KeySpan{std::string(f.smallest.user_key()),
-                 std::string(f.largest.user_key()),
-                 static_cast<double>(f.file_size)};
-}
-
 }  // namespace
 
 double FilterFprAt(FilterKind kind, double bits_per_key) {
@@ -175,22 +168,17 @@ RunShape ShapeOf(const Version& version, const std::set<uint64_t>& excluded,
                  const NewTableSpan* added) {
   RunShape shape;
   // The tree's tables after the change: what probe shares are measured by.
-  std::vector<KeySpan> data;
-  std::vector<KeySpan> level0;
-  for (const auto& f : version.files(0)) {
-    if (excluded.count(f->number) != 0) continue;
-    shape.level0.push_back(static_cast<double>(f->file_size));
-    level0.push_back(SpanOf(*f));
-    data.push_back(level0.back());
-  }
-  std::array<std::vector<KeySpan>, config::kNumLevels> levels;
-  for (int level = 1; level < config::kNumLevels; ++level) {
+  std::vector<std::vector<KeySpan>> spans(config::kNumLevels);
+  for (int level = 0; level < config::kNumLevels; ++level) {
     for (const auto& f : version.files(level)) {
       if (excluded.count(f->number) != 0) continue;
+      spans[level].push_back(SpanOf(*f));
       const double size = static_cast<double>(f->file_size);
+      if (level == 0) {
+        shape.level0.push_back(size);
+        continue;
+      }
       shape.levels[level] += size;
-      levels[level].push_back(SpanOf(*f));
-      data.push_back(levels[level].back());
       if (f->filter_keys > 0) {
         shape.built.filter_bits += 8.0 * static_cast<double>(f->filter_bytes);
         shape.built.filter_keys += static_cast<double>(f->filter_keys);
@@ -199,21 +187,17 @@ RunShape ShapeOf(const Version& version, const std::set<uint64_t>& excluded,
     }
   }
   if (added != nullptr) {
-    data.push_back(
+    spans[added->level].push_back(
         KeySpan{added->smallest, added->largest, std::max(added->bytes, 1.0)});
-    if (added->level == 0) {
-      shape.added_level0_probes = ProbeShare({&data.back(), 1}, data);
-    } else {
-      levels[added->level].push_back(data.back());
-    }
   }
-  for (const KeySpan& table : level0) {
-    shape.level0_probes.push_back(ProbeShare({&table, 1}, data));
+  const std::vector<std::vector<double>> shares = TreeProbeShares(spans);
+  shape.level0_probes.assign(shares[0].begin(),
+                             shares[0].begin() + shape.level0.size());
+  if (added != nullptr && added->level == 0) {
+    shape.added_level0_probes = shares[0].back();
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
-    if (!levels[level].empty()) {
-      shape.level_probes[level] = ProbeShare(levels[level], data);
-    }
+    if (!shares[level].empty()) shape.level_probes[level] = shares[level][0];
   }
   return shape;
 }

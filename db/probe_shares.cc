@@ -6,6 +6,12 @@
 
 namespace sift {
 
+KeySpan SpanOf(const FileMetaData& f) {
+  return KeySpan{std::string(f.smallest.user_key()),
+                 std::string(f.largest.user_key()),
+                 static_cast<double>(f.file_size)};
+}
+
 double ProbeShare(absl::Span<const KeySpan> run,
                   absl::Span<const KeySpan> data) {
   // The run's coverage as disjoint ranges sorted by key, each a [first,

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "db/version_edit.h"
 
 namespace sift {
 
@@ -36,6 +37,9 @@ struct KeySpan {
   std::string largest;  // >= smallest
   double bytes = 0;
 };
+
+// The user-key range and file size of table `f`.
+KeySpan SpanOf(const FileMetaData& f);
 
 // The share of the bytes of `data` (the tree's tables) whose keys lie inside
 // the union of the spans of `run` (a run's tables: one for a level-0 table,

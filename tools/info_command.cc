@@ -187,9 +187,7 @@ void CollectTables(Env* env, const std::string& dbname, InfoData* d) {
   }
   std::vector<std::vector<KeySpan>> spans(config::kNumLevels);
   for (const TableInfo& t : d->tables) {
-    spans[t.level].push_back(KeySpan{std::string(t.meta.smallest.user_key()),
-                                     std::string(t.meta.largest.user_key()),
-                                     static_cast<double>(t.meta.file_size)});
+    spans[t.level].push_back(SpanOf(t.meta));
   }
   const std::vector<std::vector<double>> shares = TreeProbeShares(spans);
   std::array<size_t, config::kNumLevels> next{};
