@@ -39,10 +39,7 @@ struct TableBuilder::Rep {
   absl::Status WriteBlock(std::string_view raw, Compression compression,
                           BlockHandle* handle,
                           BlockCompression* stored_as = nullptr) {
-    const BlockCompression type =
-        compression == Compression::kNone
-            ? BlockCompression::kNone
-            : CompressBlock(compression, raw, &compressed);
+    const BlockCompression type = CompressBlock(compression, raw, &compressed);
     if (stored_as != nullptr) *stored_as = type;
     const std::string_view contents =
         type == BlockCompression::kNone ? raw : std::string_view(compressed);
