@@ -177,13 +177,10 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   pins.stats = std::make_unique<ReadStats>();
   pins.publisher = &state_.super_versions;
   pins.seek_sink = &background_;
+  pins.prefix_extractor = state_.options.prefix_extractor;
   // Opening level-0 tables may read files: done without the mutex.
-  std::vector<std::unique_ptr<Iterator>> children;
-  children.push_back(pins.mem->NewIterator());
-  if (pins.imm != nullptr) children.push_back(pins.imm->NewIterator());
-  pins.version->AddIterators(options, &children, pins.stats.get());
   std::unique_ptr<Iterator> internal =
-      NewMergingIterator(&state_.icmp, std::move(children));
+      NewInternalIterator(&state_.icmp, pins, options);
   return NewDBIterator(&state_.icmp, std::move(internal), sequence, options,
                        std::move(pins));
 }

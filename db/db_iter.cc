@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "db/scan_prefix.h"
+#include "table/iterators.h"
 
 namespace sift {
 namespace {
@@ -24,14 +26,23 @@ namespace {
 // forward scans stop at the first entry at or past upper_ and backward ones
 // at the first before lower_, so neither walks past a bound, and iter_'s
 // tables stop below at the bounds too (ReadOptions reaches them).
+// Prefix scope (ReadOptions::prefix_same_as_start): while in_prefix_, lower_
+// and upper_ are options' bounds narrowed to the range of the prefix of the
+// last Seek's target, and iter_ was built with exactly those bounds.
+// Otherwise they are options' own bounds and so are iter_'s.
 class DBIter final : public Iterator {
  public:
   DBIter(const InternalKeyComparator* icmp, std::unique_ptr<Iterator> internal,
          SequenceNumber sequence, const ReadOptions& options, IteratorPins pins)
       : pins_(std::move(pins)),
+        icmp_(icmp),
         ucmp_(icmp->user_comparator()),
         iter_(std::move(internal)),
         sequence_(sequence),
+        options_(options),
+        prefix_scoped_(options.prefix_same_as_start &&
+                       pins_.prefix_extractor != nullptr &&
+                       pins_.mem != nullptr && pins_.version != nullptr),
         lower_(options.iterate_lower_bound),
         upper_(options.iterate_upper_bound) {}
 
@@ -59,7 +70,8 @@ class DBIter final : public Iterator {
   }
 
   void SeekToFirst() override {
-    if (lower_.has_value()) return Seek(*lower_);
+    if (in_prefix_) LeavePrefixScope();
+    if (lower_.has_value()) return SeekInScope(*lower_);
     CountSeek();
     direction_ = kForward;
     ClearSavedValue();
@@ -74,6 +86,7 @@ class DBIter final : public Iterator {
   }
 
   void SeekToLast() override {
+    if (in_prefix_) LeavePrefixScope();
     CountSeek();
     direction_ = kReverse;
     ClearSavedValue();
@@ -99,6 +112,18 @@ class DBIter final : public Iterator {
   }
 
   void Seek(std::string_view target) override {
+    if (prefix_scoped_) {
+      // target may be a view of this iterator's key(), which a change of
+      // scope invalidates.
+      std::string copy(target);
+      EnterPrefixScope(copy);
+      return SeekInScope(copy);
+    }
+    SeekInScope(target);
+  }
+
+  // Seek within the current bounds (lower_, upper_).
+  void SeekInScope(std::string_view target) {
     CountSeek();
     direction_ = kForward;
     ClearSavedValue();
@@ -180,6 +205,57 @@ class DBIter final : public Iterator {
 
  private:
   enum Direction { kForward, kReverse };
+
+  // Narrows the bounds to the range of target's prefix (target clamped to
+  // options' lower bound first), or goes back to options' bounds when
+  // target has no prefix. iter_ is rebuilt only when the scope changes.
+  void EnterPrefixScope(std::string_view target) {
+    const std::optional<std::string_view>& user_lower =
+        options_.iterate_lower_bound;
+    if (user_lower.has_value() && ucmp_->Compare(target, *user_lower) < 0) {
+      target = *user_lower;
+    }
+    const PrefixExtractor& extractor = *pins_.prefix_extractor;
+    if (!extractor.InDomain(target)) {
+      if (in_prefix_) LeavePrefixScope();
+      return;
+    }
+    const std::string_view prefix = extractor.Transform(target);
+    if (in_prefix_ && prefix == prefix_) return;
+    // iter_ holds views of the bound buffers: drop it before they change.
+    iter_.reset();
+    prefix_.assign(prefix);
+    ReadOptions scoped = options_;
+    // The prefix's range [prefix, successor) inside options' bounds. A
+    // lower bound after the prefix but before target starts with it too.
+    if (!user_lower.has_value() || ucmp_->Compare(*user_lower, prefix_) < 0) {
+      scoped.iterate_lower_bound = prefix_;
+    }
+    if (std::optional<std::string> successor = PrefixSuccessor(prefix_);
+        successor.has_value() &&
+        (!options_.iterate_upper_bound.has_value() ||
+         ucmp_->Compare(*successor, *options_.iterate_upper_bound) < 0)) {
+      prefix_upper_ = *std::move(successor);
+      scoped.iterate_upper_bound = prefix_upper_;
+    }
+    Rebuild(scoped);
+    in_prefix_ = true;
+  }
+
+  void LeavePrefixScope() {
+    Rebuild(options_);
+    in_prefix_ = false;
+    prefix_.clear();
+  }
+
+  void Rebuild(const ReadOptions& options) {
+    iter_.reset();
+    iter_ = NewInternalIterator(icmp_, pins_, options);
+    lower_ = options.iterate_lower_bound;
+    upper_ = options.iterate_upper_bound;
+    valid_ = false;
+    direction_ = kForward;
+  }
 
   // False (and the iterator stopped with a DataLossError) if iter_'s key is
   // not a valid internal key.
@@ -315,12 +391,21 @@ class DBIter final : public Iterator {
 
   // Declared first: destroyed after iter_, which points into what they pin.
   const IteratorPins pins_;
+  const InternalKeyComparator* const icmp_;
   const Comparator* const ucmp_;
-  const std::unique_ptr<Iterator> iter_;
+  // Declared before iter_, which may hold views of them (prefix scope).
+  std::string prefix_;        // in_prefix_: the scope's prefix
+  std::string prefix_upper_;  // in_prefix_: its successor, if the bound
+  std::unique_ptr<Iterator> iter_;
   const SequenceNumber sequence_;
-  // The caller keeps the bytes alive (ReadOptions' contract).
-  const std::optional<std::string_view> lower_;
-  const std::optional<std::string_view> upper_;
+  // The caller keeps the bounds' bytes alive (ReadOptions' contract).
+  const ReadOptions options_;
+  // ReadOptions::prefix_same_as_start is in effect.
+  const bool prefix_scoped_;
+  bool in_prefix_ = false;
+  // The bounds in effect (see the invariants above).
+  std::optional<std::string_view> lower_;
+  std::optional<std::string_view> upper_;
 
   absl::Status status_;
   std::string saved_key_;    // see the invariants above
@@ -331,6 +416,16 @@ class DBIter final : public Iterator {
 };
 
 }  // namespace
+
+std::unique_ptr<Iterator> NewInternalIterator(const InternalKeyComparator* icmp,
+                                              const IteratorPins& pins,
+                                              const ReadOptions& options) {
+  std::vector<std::unique_ptr<Iterator>> children;
+  children.push_back(pins.mem->NewIterator());
+  if (pins.imm != nullptr) children.push_back(pins.imm->NewIterator());
+  pins.version->AddIterators(options, &children, pins.stats.get());
+  return NewMergingIterator(icmp, std::move(children));
+}
 
 std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
                                         std::unique_ptr<Iterator> internal,

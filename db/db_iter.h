@@ -40,7 +40,20 @@ struct IteratorPins {
   // Told of the tables whose seek budget the iterator's seeks spent; null:
   // seeks are not charged.
   SeekCompactionSink* seek_sink = nullptr;
+  // The database's Options::prefix_extractor, for
+  // ReadOptions::prefix_same_as_start; null (or no mem or version) turns
+  // that option off.
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
 };
+
+// The merge of pins' memtables and version's tables (Version::AddIterators)
+// within options' iteration bounds, yielding internal keys in `icmp` order;
+// table block reads are counted into *pins.stats (if any).
+// REQUIRES: pins.mem and pins.version are set; the pins, and *icmp, outlive
+// the iterator.
+std::unique_ptr<Iterator> NewInternalIterator(const InternalKeyComparator* icmp,
+                                              const IteratorPins& pins,
+                                              const ReadOptions& options);
 
 // The user-facing iterator: turns a sorted stream of internal keys (a merge
 // of memtables and tables) into the user keys visible at `sequence`. For each
@@ -50,7 +63,13 @@ struct IteratorPins {
 // `internal` must yield internal keys in `icmp` order; `pins` keep its
 // sources alive and are released after it. `icmp` is not owned and must
 // outlive the iterator. Of `options`, the iteration bounds are kept (as
-// views: see ReadOptions) and no key outside them is yielded.
+// views: see ReadOptions) and no key outside them is yielded. With
+// options.prefix_same_as_start and pins.prefix_extractor, a Seek to a key in
+// the extractor's domain replaces `internal` by NewInternalIterator(icmp,
+// pins, ...) with the bounds narrowed to the key's prefix, so that tables
+// whose prefix filter rules the prefix out are left out of the merge; a
+// later SeekToFirst, SeekToLast or Seek outside the domain goes back to
+// options' own bounds.
 //
 // Thread safety: not safe for concurrent use.
 std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,

@@ -90,6 +90,21 @@ absl::Status CheckOptions(const Options& o) {
   for (const absl::Status& s : checks) {
     if (!s.ok()) return s;
   }
+  if (o.prefix_extractor != nullptr) {
+    // Stored in every table's properties; one length byte's worth keeps
+    // kvtool's listings readable.
+    const std::string_view name = o.prefix_extractor->Name();
+    if (name.empty() || name.size() > 255) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "prefix_extractor: Name() must be 1 to 255 bytes long, not ",
+          name.size()));
+    }
+  }
+  if (!o.whole_key_filtering && o.prefix_extractor == nullptr) {
+    return absl::InvalidArgumentError(
+        "whole_key_filtering = false needs a prefix_extractor (the filters "
+        "would hold nothing)");
+  }
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
+#include "db/scan_prefix.h"
 #include "table/iterators.h"
 #include "util/coding.h"
 
@@ -141,6 +142,8 @@ TableOptions TableCache::MakeTableOptions(const Options& options,
   t.compression = options.compression;
   t.filter_bits_per_key = options.filter_bits_per_key;
   t.filter_kind = options.filter_kind;
+  t.prefix_extractor = options.prefix_extractor;
+  t.whole_key_filtering = options.whole_key_filtering;
   t.block_cache = block_cache;
   return t;
 }
@@ -272,6 +275,13 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
   absl::StatusOr<TableRef> ref = FindTable(file_number, file_size);
   if (!ref.ok()) return NewEmptyIterator(ref.status());
   const Table& t = ref->table();
+  // A scan confined to one prefix leaves out a table whose prefix filter
+  // rules it out, before reading any of its blocks.
+  if (const std::optional<std::string_view> prefix =
+          ScanPrefix(options, table_options_.prefix_extractor.get());
+      prefix.has_value() && !t.PrefixMayMatch(*prefix, stats)) {
+    return NewEmptyIterator();
+  }
   return std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
                                                           options, stats);
 }

@@ -129,8 +129,10 @@ class TableCache {
   // the table cannot be opened, an empty iterator carrying the error. Under
   // Options::use_direct_reads an iterator with options.fill_cache false (a
   // compaction input) reads through a buffered table of its own instead of
-  // the shared direct one, so the kernel reads ahead for it.
-  // Block reads are counted into *stats as Table::NewIterator says
+  // the shared direct one, so the kernel reads ahead for it. When options'
+  // bounds confine the scan to one prefix (ScanPrefix in db/scan_prefix.h)
+  // and the table's prefix filter rules the prefix out, an empty iterator
+  // (no block read). Block reads are counted into *stats as Table::NewIterator says
   // (nullptr: not counted).
   // REQUIRES: the TableCache, and *stats, outlive the iterator.
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,

@@ -131,8 +131,25 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
   return BlockRef::Cached(cache, h);
 }
 
+namespace {
+
+const FilterReader* PrefixFilterOf(const Table::Rep& r) {
+  const std::string& name = r.properties.prefix_extractor_name;
+  if (r.filter == nullptr || name.empty() ||
+      r.options.prefix_extractor == nullptr ||
+      r.options.prefix_extractor->Name() != name) {
+    return nullptr;
+  }
+  return r.filter.get();
+}
+
+}  // namespace
+
 Table::Table(std::unique_ptr<Rep> rep)
-    : rep_(std::move(rep)), filter_(rep_->filter.get()) {}
+    : rep_(std::move(rep)),
+      filter_(rep_->properties.whole_key_filtering ? rep_->filter.get()
+                                                   : nullptr),
+      prefix_filter_(PrefixFilterOf(*rep_)) {}
 Table::~Table() = default;
 
 absl::Status Table::Rep::ReadTailBytes(uint64_t offset, size_t n,
@@ -207,6 +224,9 @@ absl::Status Table::Rep::LoadMetaBlocks(const Tail& tail) {
   if (properties.format_version != footer.format_version ||
       properties.data_bytes != data_end ||
       (properties.filter_kind != 0) != footer.has_filter() ||
+      (!properties.prefix_extractor_name.empty() && !footer.has_filter()) ||
+      (!properties.whole_key_filtering &&
+       properties.prefix_extractor_name.empty()) ||
       (properties.num_entries == 0) != (properties.num_data_blocks == 0)) {
     return Corruption("properties do not match the footer");
   }
@@ -294,7 +314,7 @@ absl::StatusOr<std::optional<Table::DataBlockLocation>> Table::FindDataBlock(
         index_iter.value(), index_iter.entry_offset(), {}, std::nullopt};
   }
   if (!index_iter.status().ok()) return index_iter.status();
-  if (r.filter != nullptr && stats != nullptr) stats->filter_false_positives++;
+  if (filter_ != nullptr && stats != nullptr) stats->filter_false_positives++;
   return std::nullopt;
 }
 
@@ -381,7 +401,7 @@ absl::Status Table::GetInDataBlock(
         return block_iter.status();
       });
   if (!s.ok()) return s;
-  if (r.filter != nullptr && !found) stats->filter_false_positives++;
+  if (filter_ != nullptr && !found) stats->filter_false_positives++;
   return absl::OkStatus();
 }
 
@@ -406,6 +426,17 @@ uint64_t Table::ApproximateOffsetOf(std::string_view key) const {
 }
 
 const TableProperties& Table::properties() const { return rep_->properties; }
+const FilterReader* Table::filter() const { return rep_->filter.get(); }
+
+bool Table::PrefixMayMatch(std::string_view prefix, ReadStats* stats) const {
+  if (prefix_filter_ == nullptr) return true;
+  const bool may_match = prefix_filter_->KeyMayMatch(prefix);
+  if (stats != nullptr) {
+    ++stats->prefix_filter_probes;
+    if (!may_match) ++stats->prefix_filter_negatives;
+  }
+  return may_match;
+}
 size_t Table::FilterMemoryUsage() const {
   return rep_->filter != nullptr ? rep_->filter->MemoryUsage() : 0;
 }

@@ -149,8 +149,18 @@ class Table {
   uint64_t ApproximateOffsetOf(std::string_view key) const;
 
   const TableProperties& properties() const;
-  // nullptr if the table has no filter.
-  const FilterReader* filter() const { return filter_; }
+  // nullptr if the table has no filter. (It may hold prefixes only, see
+  // properties().whole_key_filtering; the point lookups above then read the
+  // table as if it had none.)
+  const FilterReader* filter() const;
+
+  // False when the table's prefix filter rules out every key starting with
+  // `prefix`, `prefix` being TableOptions::prefix_extractor's Transform of
+  // some key: the table was written with an extractor of the same Name(),
+  // so its filter holds the prefix of each of its keys in the domain. True
+  // (and nothing counted) for any other table. A filter answer is counted
+  // in stats->prefix_filter_probes and prefix_filter_negatives.
+  bool PrefixMayMatch(std::string_view prefix, ReadStats* stats) const;
   // Bytes held in memory for the filter (0 if none).
   size_t FilterMemoryUsage() const;
   // Bytes held in memory for the index block.
@@ -167,9 +177,12 @@ class Table {
   }
 
   std::unique_ptr<Rep> rep_;
-  // rep_->filter, held here too so that the filter calls above inline
-  // without reaching into Rep. Never changes after construction.
+  // rep_->filter if it holds whole keys (else nullptr), held here so that
+  // the point lookups' filter calls above inline without reaching into Rep.
+  // Never changes after construction.
   const FilterReader* const filter_;
+  // rep_->filter if it holds prefixes of the extractor in rep_->options.
+  const FilterReader* const prefix_filter_;
 };
 
 }  // namespace sift

@@ -27,10 +27,39 @@ struct TableBuilder::Rep {
     properties.compression = static_cast<uint8_t>(options.compression);
     properties.comparator_name = options.comparator->Name();
     properties.format_version = kTableFormatVersion;
+    if (filter != nullptr && options.prefix_extractor != nullptr) {
+      properties.prefix_extractor_name.assign(options.prefix_extractor->Name());
+    }
+    // Without prefixes there is nothing else to store: whole keys it is.
+    properties.whole_key_filtering =
+        options.whole_key_filtering || properties.prefix_extractor_name.empty();
   }
 
   std::string_view FilterKey(std::string_view key) const {
     return options.filter_key != nullptr ? options.filter_key(key) : key;
+  }
+
+  // Adds what the filter stores of `key`, the successor of last_key (if any
+  // entries were added). Several entries of one filter key (versions of a
+  // user key) are added once, and so is a prefix shared by neighbouring keys:
+  // the prefix rules make each prefix's keys contiguous, so the builders'
+  // count of distinct keys stays exact with prefixes interleaved.
+  void AddToFilter(std::string_view key) {
+    const std::string_view fkey = FilterKey(key);
+    const bool first = properties.num_entries == 0;
+    const std::string_view previous =
+        first ? std::string_view() : FilterKey(last_key);
+    if (!first && fkey == previous) return;
+    if (properties.whole_key_filtering) filter->AddKey(fkey);
+    if (properties.prefix_extractor_name.empty()) return;
+    const PrefixExtractor& extractor = *options.prefix_extractor;
+    if (!extractor.InDomain(fkey)) return;
+    const std::string_view prefix = extractor.Transform(fkey);
+    if (!first && extractor.InDomain(previous) &&
+        extractor.Transform(previous) == prefix) {
+      return;
+    }
+    filter->AddKey(prefix);
   }
 
   // Store `raw` (Snappy-compressed if `compression` asks and it pays) with
@@ -126,7 +155,7 @@ void TableBuilder::Add(std::string_view key, std::string_view value) {
     r->index_block.Add(r->last_key, encoded);
     r->pending_index_entry = false;
   }
-  if (r->filter != nullptr) r->filter->AddKey(r->FilterKey(key));
+  if (r->filter != nullptr) r->AddToFilter(key);
 
   if (r->properties.num_entries == 0) r->properties.smallest_key.assign(key);
   r->last_key.assign(key);

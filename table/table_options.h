@@ -2,6 +2,7 @@
 #define SIFT_TABLE_TABLE_OPTIONS_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,13 @@ struct TableOptions {
   // 0: no filter block.
   double filter_bits_per_key = 10.0;
   FilterKind filter_kind = FilterKind::kBlockedBloom;
+  // Also add the prefix of each filter key in its domain to the filter, and
+  // answer Table::PrefixMayMatch for tables written with an extractor of the
+  // same Name(). nullptr: no prefixes.
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+  // Add whole filter keys to the filter (false: prefixes only; point lookups
+  // then treat the table as having no filter).
+  bool whole_key_filtering = true;
 
   // Cache of uncompressed data blocks, shared by all tables. Not owned;
   // nullptr: no caching.

@@ -25,6 +25,8 @@ void TableProperties::EncodeTo(std::string* dst) const {
   PutLengthPrefixed(dst, largest_key);
   PutLengthPrefixed(dst, comparator_name);
   PutVarint32(dst, format_version);
+  PutLengthPrefixed(dst, prefix_extractor_name);
+  dst->push_back(whole_key_filtering ? 1 : 0);
 }
 
 absl::Status TableProperties::DecodeFrom(std::string_view input) {
@@ -33,7 +35,9 @@ absl::Status TableProperties::DecodeFrom(std::string_view input) {
   };
   uint32_t version;
   if (!GetVarint32(&input, &version)) return bad("truncated version");
-  if (version != kEncodingVersion) return bad("unknown encoding version");
+  if (version != 1 && version != kEncodingVersion) {
+    return bad("unknown encoding version");
+  }
   TableProperties p;
   uint64_t bits;
   std::string_view smallest, largest, comparator;
@@ -56,6 +60,18 @@ absl::Status TableProperties::DecodeFrom(std::string_view input) {
       !GetLengthPrefixed(&input, &comparator) ||
       !GetVarint32(&input, &p.format_version)) {
     return bad("truncated");
+  }
+  if (version >= 2) {
+    std::string_view extractor;
+    if (!GetLengthPrefixed(&input, &extractor) || input.empty()) {
+      return bad("truncated");
+    }
+    if (static_cast<uint8_t>(input[0]) > 1) {
+      return bad("bad whole-key filtering flag");
+    }
+    p.prefix_extractor_name.assign(extractor);
+    p.whole_key_filtering = input[0] == 1;
+    input.remove_prefix(1);
   }
   if (!input.empty()) return bad("trailing bytes");
   p.filter_bits_per_key = std::bit_cast<double>(bits);

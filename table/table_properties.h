@@ -14,7 +14,9 @@ namespace sift {
 
 struct TableProperties {
   // Encoding version of the properties block itself.
-  static constexpr uint32_t kEncodingVersion = 1;
+  // Version 2 appended prefix_extractor_name and whole_key_filtering;
+  // version 1 blocks still decode (no extractor, whole keys).
+  static constexpr uint32_t kEncodingVersion = 2;
 
   uint64_t num_entries = 0;
   uint64_t raw_key_bytes = 0;    // sum of key sizes as added
@@ -34,11 +36,15 @@ struct TableProperties {
   std::string largest_key;
   std::string comparator_name;
   uint32_t format_version = 0;  // table format version (see the footer)
+  // PrefixExtractor::Name() of the prefixes in the filter; empty: none.
+  std::string prefix_extractor_name;
+  // The filter holds every whole filter key (false: only prefixes).
+  bool whole_key_filtering = true;
 
   void EncodeTo(std::string* dst) const;
-  // Parse bytes written by EncodeTo. Bad or truncated bytes, an unknown
-  // encoding version or trailing bytes: absl::DataLossError (message without
-  // a file name; the caller adds it).
+  // Parse bytes written by EncodeTo (this version or version 1). Bad or
+  // truncated bytes, an unknown encoding version or trailing bytes:
+  // absl::DataLossError (message without a file name; the caller adds it).
   absl::Status DecodeFrom(std::string_view input);
 
   bool operator==(const TableProperties&) const = default;

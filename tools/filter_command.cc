@@ -196,6 +196,8 @@ void PrintJsonReport(const FilterArgs& args, const TableReport& report,
          {"fpr_from_fill", f.from_fill}};
   if (report.properties_status.ok()) {
     j["configured_bits_per_key"] = report.properties.filter_bits_per_key;
+    j["prefix_extractor"] = Escape(report.properties.prefix_extractor_name);
+    j["whole_key_filtering"] = report.properties.whole_key_filtering;
   }
   if (!args.probes.empty()) {
     j["probes"] = probes.json;
@@ -223,6 +225,13 @@ void PrintTextReport(const FilterArgs& args, const TableReport& report,
   if (report.properties_status.ok()) {
     std::cout << absl::StrFormat(" (configured %.2f)",
                                  report.properties.filter_bits_per_key);
+    const TableProperties& p = report.properties;
+    if (!p.prefix_extractor_name.empty()) {
+      std::cout << "\n  holds:            "
+                << (p.whole_key_filtering ? "keys and prefixes of "
+                                          : "only prefixes of ")
+                << Escape(p.prefix_extractor_name);
+    }
   }
   std::cout << absl::StrFormat(
       "\n"

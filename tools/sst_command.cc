@@ -63,6 +63,8 @@ Json PropertiesJson(const TableReport& r, const OutputOptions& out) {
               {"filter_probes", p.filter_num_probes},
               {"filter_keys", p.filter_num_keys},
               {"filter_bytes", p.filter_bytes},
+              {"prefix_extractor", Escape(p.prefix_extractor_name)},
+              {"whole_key_filtering", p.whole_key_filtering},
               {"smallest_key", ShowKey(r, p.smallest_key, out)},
               {"largest_key", ShowKey(r, p.largest_key, out)},
               {"comparator", Escape(p.comparator_name)},
@@ -110,6 +112,11 @@ void PrintText(const TableReport& r, const SstArgs& args,
       std::cout << absl::StrFormat(", %.2f bits/key, k=%d, %d keys, %d bytes",
                                    p.filter_bits_per_key, p.filter_num_probes,
                                    p.filter_num_keys, p.filter_bytes);
+      if (!p.prefix_extractor_name.empty()) {
+        std::cout << (p.whole_key_filtering ? "; keys and prefixes of "
+                                            : "; only prefixes of ")
+                  << Escape(p.prefix_extractor_name);
+      }
     }
     std::cout << "\n"
               << "  smallest key:     " << ShowKey(r, p.smallest_key, out)

@@ -3,8 +3,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
+
+#include "sift/prefix_extractor.h"
 
 namespace sift {
 
@@ -164,6 +167,28 @@ struct Options {
   // REQUIRES: one of the enumerators of FilterKind (not a cast integer)
   // Default: FilterKind::kBlockedBloom
   FilterKind filter_kind = FilterKind::kBlockedBloom;
+
+  // Also store the prefix of every key (see PrefixExtractor) in the filters
+  // of new tables, so that a scan confined to one prefix (ReadOptions: both
+  // bounds inside one prefix's range, or prefix_same_as_start) skips the
+  // tables whose filter says the prefix is absent without reading a block.
+  // Each table records the extractor's Name(); tables written with another
+  // extractor, or none, are never prefix-filtered, so changing it on reopen
+  // is safe (those tables are read as if they had no prefix filter until
+  // compaction rewrites them). Point reads are unaffected. Shared, not
+  // copied: it must stay usable while any DB opened with it is open.
+  // Ignored when filter_bits_per_key is 0.
+  // REQUIRES: nullptr, or Name() 1 to 255 bytes long
+  // Default: nullptr (no prefix filtering)
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+
+  // Store whole keys in the filters of new tables (what Get and MultiGet
+  // ask). false stores only prefixes (with a prefix_extractor): smaller
+  // filters for a database read by prefix scans alone; Get and MultiGet then
+  // read such tables as if they had no filter.
+  // REQUIRES: true unless prefix_extractor is set
+  // Default: true
+  bool whole_key_filtering = true;
 };
 
 // Options for reads.
@@ -197,6 +222,16 @@ struct ReadOptions {
   // Default: std::nullopt (both)
   std::optional<std::string_view> iterate_lower_bound;
   std::optional<std::string_view> iterate_upper_bound;
+
+  // With the database's Options::prefix_extractor: after Seek(target) with
+  // target in the extractor's domain, the iterator yields only keys that
+  // share target's prefix (Next and Prev stop at the ends of the prefix's
+  // range, inside the bounds above), and tables whose prefix filter says
+  // the prefix is absent are skipped without a block read. SeekToFirst,
+  // SeekToLast, and Seek to a key outside the domain iterate in total order
+  // (within the bounds). Without an extractor this option does nothing.
+  // Default: false
+  bool prefix_same_as_start = false;
 };
 
 // Options for writes.

@@ -28,6 +28,11 @@ struct ReadStats {
   uint64_t seeks = 0;
   uint64_t iterator_block_reads = 0;
   uint64_t iterator_block_cache_hits = 0;
+  // Prefix filters (Options::prefix_extractor): tables an iterator confined
+  // to one prefix asked, and those it skipped because the filter said the
+  // prefix is absent. Counted when the iterator is destroyed.
+  uint64_t prefix_filter_probes = 0;
+  uint64_t prefix_filter_negatives = 0;
 
   // false_positives / (negatives + false_positives): the filters' measured
   // false-positive rate over tables that did not hold the key. 0 if none.
@@ -58,6 +63,8 @@ struct ReadStats {
     seeks += o.seeks;
     iterator_block_reads += o.iterator_block_reads;
     iterator_block_cache_hits += o.iterator_block_cache_hits;
+    prefix_filter_probes += o.prefix_filter_probes;
+    prefix_filter_negatives += o.prefix_filter_negatives;
     return *this;
   }
 };

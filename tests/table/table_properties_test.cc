@@ -24,6 +24,8 @@ TableProperties Sample() {
   p.largest_key = "zzz";
   p.comparator_name = "sift.BytewiseComparator";
   p.format_version = 1;
+  p.prefix_extractor_name = "sift.fixed:4";
+  p.whole_key_filtering = false;
   return p;
 }
 
@@ -55,15 +57,36 @@ TEST(TablePropertiesTest, TruncationAndTrailingBytesAreDataLoss) {
 TEST(TablePropertiesTest, UnknownVersionAndBadNumbersAreDataLoss) {
   std::string enc;
   Sample().EncodeTo(&enc);
-  std::string v2 = enc;
-  v2[0] = 2;
+  std::string v3 = enc;
+  v3[0] = 3;
   TableProperties d;
-  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(v2)));
+  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(v3)));
+  std::string bad_flag = enc;
+  bad_flag.back() = 2;  // whole_key_filtering is 0 or 1
+  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(bad_flag)));
   TableProperties nan = Sample();
   nan.filter_bits_per_key = -1.0;
   enc.clear();
   nan.EncodeTo(&enc);
   EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(enc)));
+}
+
+// Version 1 blocks (written before prefix filters) end after
+// format_version and read as no extractor, whole keys.
+TEST(TablePropertiesTest, VersionOneStillDecodes) {
+  TableProperties p = Sample();
+  p.prefix_extractor_name.clear();
+  p.whole_key_filtering = true;
+  std::string enc;
+  p.EncodeTo(&enc);
+  // Drop the two version-2 fields (an empty name: one length byte, then the
+  // flag) and mark the block version 1.
+  std::string v1 = enc.substr(0, enc.size() - 2);
+  v1[0] = 1;
+  TableProperties d = Sample();
+  ASSERT_TRUE(d.DecodeFrom(v1).ok());
+  EXPECT_EQ(d, p);
+  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(v1 + std::string(1, '\0'))));
 }
 
 }  // namespace
