@@ -49,6 +49,10 @@ int Main(int argc, char** argv) {
   app.add_option("--reads", config.reads, "Operations per read workload");
   app.add_option("--key_size", config.key_size, "Key bytes");
   app.add_option("--value_size", config.value_size, "Value bytes");
+  app.add_option("--prefix_len", config.prefix_len,
+                 "Prefix filters on the first N key bytes "
+                 "(Options::prefix_extractor, fixed length; 0: none); the "
+                 "seekprefix workloads scan one such prefix");
   app.add_flag("--incompressible_values", config.incompressible_values,
                "Values of random bytes, which --compression cannot shrink (by "
                "default values compress to about half)");

@@ -64,6 +64,28 @@ void PrintReport(const BenchConfig& config,
         r.settle_seconds, Shape(r.files_per_level).c_str());
   }
 
+  bool any_prefix = false;
+  for (const WorkloadResult& r : results) {
+    any_prefix |= r.name == "seekprefix" || r.name == "seekprefixmissing";
+  }
+  if (any_prefix) {
+    std::fprintf(
+        out, "\nPrefix seeks (a bounded iterator over one whole prefix):\n");
+    std::fprintf(out, "%-18s %10s %11s %14s %13s %13s\n", "workload", "seeks/s",
+                 "entries/op", "blk reads/Seek", "pfx probes/op",
+                 "pfx skips/op");
+    for (const WorkloadResult& r : results) {
+      if (r.name != "seekprefix" && r.name != "seekprefixmissing") continue;
+      const double ops = double(std::max<uint64_t>(r.ops, 1));
+      std::fprintf(out, "%-18s %10.0f %11.2f %14.4f %13.3f %13.3f\n",
+                   r.name.c_str(), r.OpsPerSecond(), double(r.entries) / ops,
+                   double(r.stats.iterator_block_reads) /
+                       double(std::max<uint64_t>(r.stats.seeks, 1)),
+                   double(r.stats.prefix_filter_probes) / ops,
+                   double(r.stats.prefix_filter_negatives) / ops);
+    }
+  }
+
   bool any_scans = false;
   for (const WorkloadResult& r : results) any_scans |= r.entries > 0;
   if (any_scans) {
@@ -208,6 +230,12 @@ Json ResultToJson(const WorkloadResult& r) {
     j["seeks"] = r.stats.seeks;
     j["iterator_block_reads"] = r.stats.iterator_block_reads;
     j["iterator_block_cache_hits"] = r.stats.iterator_block_cache_hits;
+  }
+  if (r.name == "seekprefix" || r.name == "seekprefixmissing") {
+    j["seeks"] = r.stats.seeks;
+    j["iterator_block_reads"] = r.stats.iterator_block_reads;
+    j["prefix_filter_probes"] = r.stats.prefix_filter_probes;
+    j["prefix_filter_negatives"] = r.stats.prefix_filter_negatives;
   }
   j["settle_seconds"] = r.settle_seconds;
   j["latency_us"] = {{"mean", r.latency_us.Mean()},

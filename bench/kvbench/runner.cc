@@ -76,6 +76,10 @@ Options BenchConfig::MakeOptions() const {
   o.block_cache_capacity = cache_size;
   o.use_direct_reads = use_direct_reads;
   o.max_open_files = max_open_files;
+  if (prefix_len > 0) {
+    o.prefix_extractor =
+        NewFixedPrefixExtractor(static_cast<size_t>(prefix_len));
+  }
   if (filter == FilterChoice::kNone || bits_per_key <= 0) {
     o.filter_bits_per_key = 0;
   } else {
@@ -92,13 +96,14 @@ const std::vector<std::string>& AllWorkloads() {
           "fillseq",     "fillrandom", "overwrite",       "readrandom",
           "readmissing", "readhot",    "multireadrandom", "multireadmissing",
           "seekrandom",  "scanrandom", "seekbounded",     "readseq",
-          "readreverse", "compact"};
+          "readreverse", "compact",    "seekprefix",      "seekprefixmissing"};
   return *kAll;
 }
 
 bool IsScanWorkload(std::string_view name) {
   return name == "seekrandom" || name == "scanrandom" ||
-         name == "seekbounded" || name == "readseq" || name == "readreverse";
+         name == "seekbounded" || name == "readseq" || name == "readreverse" ||
+         name == "seekprefix" || name == "seekprefixmissing";
 }
 
 bool IsReadWorkload(std::string_view name) {
@@ -222,6 +227,8 @@ absl::StatusOr<WorkloadResult> Runner::Run(
     s = Scans(/*max_entries=*/100, /*bounded=*/false, &r);
   } else if (name == "seekbounded") {
     s = Scans(/*max_entries=*/100, /*bounded=*/true, &r);
+  } else if (name == "seekprefix" || name == "seekprefixmissing") {
+    s = PrefixSeeks(name == "seekprefixmissing", &r);
   } else if (name == "readseq" || name == "readreverse") {
     s = ReadSeq(name == "readreverse", &r);
   } else if (name == "compact") {
@@ -250,6 +257,10 @@ absl::StatusOr<WorkloadResult> Runner::Run(
         after.iterator_block_reads - before.iterator_block_reads;
     d.iterator_block_cache_hits =
         after.iterator_block_cache_hits - before.iterator_block_cache_hits;
+    d.prefix_filter_probes =
+        after.prefix_filter_probes - before.prefix_filter_probes;
+    d.prefix_filter_negatives =
+        after.prefix_filter_negatives - before.prefix_filter_negatives;
     r.stats = d;
     r.theoretical_fpr = theoretical_fpr_;
   }
@@ -315,9 +326,11 @@ absl::Status Runner::CheckFound(const WorkloadResult& r) const {
   if (config_.use_existing_db) return absl::OkStatus();
   const bool want_all = r.name == "readrandom" || r.name == "readhot" ||
                         r.name == "multireadrandom" || r.name == "seekrandom" ||
-                        r.name == "scanrandom" || r.name == "seekbounded";
+                        r.name == "scanrandom" || r.name == "seekbounded" ||
+                        r.name == "seekprefix";
   if ((want_all && r.found != r.ops) ||
-      ((r.name == "readmissing" || r.name == "multireadmissing") &&
+      ((r.name == "readmissing" || r.name == "multireadmissing" ||
+        r.name == "seekprefixmissing") &&
        r.found != 0) ||
       ((r.name == "readseq" || r.name == "readreverse") &&
        r.found != config_.num)) {
@@ -535,6 +548,61 @@ absl::Status Runner::Scans(uint64_t max_entries, bool bounded,
           if (absl::Status st = it->status(); !st.ok()) return st;
           it.reset();
           lat->Add(double(NowNanos() - t0) / 1e3);
+          my_entries += j;
+          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
+        }
+        found += my_found;
+        entries += my_entries;
+        bytes += my_bytes;
+        return absl::OkStatus();
+      },
+      &pr);
+  if (!s.ok()) return s;
+  r->ops = config_.reads;
+  r->found = found;
+  r->entries = entries;
+  r->bytes = bytes;
+  r->seconds = pr.seconds;
+  r->latency_us = std::move(pr.latency_us);
+  return absl::OkStatus();
+}
+
+absl::Status Runner::PrefixSeeks(bool missing, WorkloadResult* r) {
+  if (config_.prefix_len <= 0 || config_.prefix_len >= config_.key_size) {
+    return absl::InvalidArgumentError(
+        "the seekprefix workloads need 0 < --prefix_len < --key_size");
+  }
+  const size_t prefix_len = static_cast<size_t>(config_.prefix_len);
+  std::atomic<uint64_t> found{0}, entries{0}, bytes{0};
+  Progress progress(r->name, config_.reads, config_.progress);
+  ParallelResult pr;
+  absl::Status s = RunParallel(
+      config_.threads, config_.reads, &progress,
+      [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
+          Progress* prog) -> absl::Status {
+        Random rnd(config_.seed * 1000003 + kSeekSeed * 103 + thread);
+        std::string key(config_.key_size, '\0');
+        uint64_t my_found = 0, my_entries = 0, my_bytes = 0;
+        for (uint64_t i = begin; i < end; ++i) {
+          keys_.Present(rnd.Uniform(config_.num), key.data());
+          std::string lower = key.substr(0, prefix_len);
+          if (missing) lower.back() = ':';
+          // The prefix's successor: its digits or ':' are never 0xff.
+          std::string upper = lower;
+          upper.back() = static_cast<char>(upper.back() + 1);
+          ReadOptions ro;
+          ro.iterate_lower_bound = lower;
+          ro.iterate_upper_bound = upper;
+          const uint64_t t0 = NowNanos();
+          std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+          uint64_t j = 0;
+          for (it->Seek(lower); it->Valid(); it->Next(), ++j) {
+            my_bytes += it->key().size() + it->value().size();
+          }
+          if (absl::Status st = it->status(); !st.ok()) return st;
+          it.reset();
+          lat->Add(double(NowNanos() - t0) / 1e3);
+          if (j > 0) ++my_found;
           my_entries += j;
           if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
         }

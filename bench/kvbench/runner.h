@@ -40,6 +40,9 @@ struct BenchConfig {
   uint64_t reads = 200000;  // operations of each read workload
   int key_size = 16;
   int value_size = 100;
+  // Options::prefix_extractor = NewFixedPrefixExtractor(prefix_len); 0: none.
+  // The seekprefix workloads need one shorter than key_size.
+  int prefix_len = 0;
   // Values of random bytes (ValueSource), which compression cannot shrink.
   bool incompressible_values = false;
   double bits_per_key = 10.0;
@@ -166,6 +169,11 @@ class Runner {
   // 1..max_entries entries) and seekbounded (the same, with an upper bound
   // 100 keys after the start): reads scans, each with its own iterator.
   absl::Status Scans(uint64_t max_entries, bool bounded, WorkloadResult* r);
+  // seekprefix / seekprefixmissing: reads bounded scans of one whole prefix
+  // (the first prefix_len bytes), present (a present key's prefix) or
+  // absent (the first prefix_len-1 bytes of a present key and ':', which
+  // sorts after every digit: inside the key range, holding no key).
+  absl::Status PrefixSeeks(bool missing, WorkloadResult* r);
   // readseq, or readreverse: one walk over every entry.
   absl::Status ReadSeq(bool reverse, WorkloadResult* r);
   absl::Status Compact(WorkloadResult* r);
