@@ -76,8 +76,8 @@ absl::Status BackgroundWork::CompactLevelRange(int level,
   // rewrite of the bottom runs once: a second round would rewrite it again.
   manual.rounds_left =
       to_bottom ? 1 : state_.versions->NumLevelFiles(level) + 1;
-  while (!manual.done && state_.bg_error.ok()) {
-    if (manual_ == nullptr) {
+  while ((!manual.done && state_.bg_error.ok()) || manual.in_step) {
+    if (manual_ == nullptr && !manual.done && state_.bg_error.ok()) {
       // One manual compaction at a time; later callers wait their turn.
       manual_ = &manual;
       MaybeSchedule();
@@ -124,6 +124,7 @@ void BackgroundWork::Step() {
   }
 
   ManualCompaction* const manual = manual_;
+  if (manual != nullptr) manual->in_step = true;
   std::unique_ptr<Compaction> c;
   if (manual != nullptr && manual->to_bottom) {
     c = state_.versions->CompactRangeToBottom(manual->level, manual->begin,
@@ -164,6 +165,8 @@ void BackgroundWork::Step() {
       manual->done = true;
     }
     if (manual->done) manual_ = nullptr;
+    // Last touch: its owner may return (and free it) once woken.
+    manual->in_step = false;
   }
   if (did_work && s.ok()) DeleteObsoleteFiles(state_);
 }

@@ -74,6 +74,11 @@ class BackgroundWork final : public SeekCompactionSink {
     // level-0 files from concurrent writes).
     int rounds_left = 0;
     bool done = false;
+    // A step is working on it (with the mutex released inside). The owning
+    // CompactLevelRange call must not return, and free it, until the step
+    // is through with it, even when a background error already decided
+    // the outcome.
+    bool in_step = false;
     absl::Status status;
   };
 
