@@ -100,6 +100,13 @@ absl::Status CheckOptions(const Options& o) {
           name.size()));
     }
   }
+  if (!(o.range_filter_bits_per_key == 0.0 ||
+        (o.range_filter_bits_per_key >= 2.0 &&
+         o.range_filter_bits_per_key <= 64.0))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("range_filter_bits_per_key must be 0 or in [2, 64], not ",
+                     o.range_filter_bits_per_key));
+  }
   if (!o.whole_key_filtering && o.prefix_extractor == nullptr) {
     return absl::InvalidArgumentError(
         "whole_key_filtering = false needs a prefix_extractor (the filters "

@@ -144,6 +144,7 @@ TableOptions TableCache::MakeTableOptions(const Options& options,
   t.filter_kind = options.filter_kind;
   t.prefix_extractor = options.prefix_extractor;
   t.whole_key_filtering = options.whole_key_filtering;
+  t.range_filter_bits_per_key = options.range_filter_bits_per_key;
   t.block_cache = block_cache;
   return t;
 }
@@ -280,6 +281,13 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
   if (const std::optional<std::string_view> prefix =
           ScanPrefix(options, table_options_.prefix_extractor.get());
       prefix.has_value() && !t.PrefixMayMatch(*prefix, stats)) {
+    return NewEmptyIterator();
+  }
+  // So does a scan with both bounds whose range filter rules them out.
+  if (options.iterate_lower_bound.has_value() &&
+      options.iterate_upper_bound.has_value() &&
+      !t.RangeMayMatch(options.iterate_lower_bound, options.iterate_upper_bound,
+                       stats)) {
     return NewEmptyIterator();
   }
   return std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,

@@ -223,7 +223,8 @@ absl::Status Table::Rep::LoadMetaBlocks(const Tail& tail) {
   }
   if (properties.format_version != footer.format_version ||
       properties.data_bytes != data_end ||
-      (properties.filter_kind != 0) != footer.has_filter() ||
+      (properties.filter_kind != 0 || properties.range_filter_bytes != 0) !=
+          footer.has_filter() ||
       (!properties.prefix_extractor_name.empty() && !footer.has_filter()) ||
       (!properties.whole_key_filtering &&
        properties.prefix_extractor_name.empty()) ||
@@ -246,14 +247,43 @@ absl::Status Table::Rep::LoadMetaBlocks(const Tail& tail) {
   if (!footer.has_filter()) return absl::OkStatus();
   contents = meta_block(footer.filter);
   if (!contents.ok()) return contents.status();
-  absl::StatusOr<std::unique_ptr<FilterReader>> reader =
-      FilterReader::Parse(contents->view());
-  if (!reader.ok()) {
+  std::string_view point, range;
+  if (absl::Status s =
+          SplitFilterBlock(contents->view(), properties, &point, &range);
+      !s.ok()) {
     return Corruption(absl::StrCat("filter block at offset ",
-                                   footer.filter.offset, ": ",
-                                   reader.status().message()));
+                                   footer.filter.offset, ": ", s.message()));
   }
-  filter = *std::move(reader);
+  if (properties.filter_kind != 0) {
+    absl::StatusOr<std::unique_ptr<FilterReader>> reader =
+        FilterReader::Parse(point);
+    if (!reader.ok()) {
+      return Corruption(absl::StrCat("filter block at offset ",
+                                     footer.filter.offset, ": ",
+                                     reader.status().message()));
+    }
+    filter = *std::move(reader);
+  } else if (!point.empty()) {
+    return Corruption(absl::StrCat("filter block at offset ",
+                                   footer.filter.offset,
+                                   ": point filter bytes without a kind"));
+  }
+  if (!range.empty()) {
+    if (properties.num_entries == 0) {
+      return Corruption("a range filter in a table without entries");
+    }
+    absl::StatusOr<std::unique_ptr<RangeFilterReader>> reader =
+        RangeFilterReader::Parse(range);
+    if (!reader.ok()) {
+      return Corruption(absl::StrCat("range filter at offset ",
+                                     footer.filter.offset + point.size(), ": ",
+                                     reader.status().message()));
+    }
+    range_filter = *std::move(reader);
+    range_key_map.emplace(FilterKey(properties.smallest_key),
+                          FilterKey(properties.largest_key),
+                          properties.range_filter_key_bytes);
+  }
   return absl::OkStatus();
 }
 
@@ -428,6 +458,21 @@ uint64_t Table::ApproximateOffsetOf(std::string_view key) const {
 const TableProperties& Table::properties() const { return rep_->properties; }
 const FilterReader* Table::filter() const { return rep_->filter.get(); }
 
+bool Table::RangeMayMatch(std::optional<std::string_view> lower,
+                          std::optional<std::string_view> upper,
+                          ReadStats* stats) const {
+  const Rep& r = *rep_;
+  if (r.range_filter == nullptr) return true;
+  uint64_t lo, hi;
+  const bool may_match = r.range_key_map->MapRange(lower, upper, &lo, &hi) &&
+                         r.range_filter->MayContain(lo, hi);
+  if (stats != nullptr) {
+    ++stats->range_filter_probes;
+    if (!may_match) ++stats->range_filter_negatives;
+  }
+  return may_match;
+}
+
 bool Table::PrefixMayMatch(std::string_view prefix, ReadStats* stats) const {
   if (prefix_filter_ == nullptr) return true;
   const bool may_match = prefix_filter_->KeyMayMatch(prefix);
@@ -438,7 +483,9 @@ bool Table::PrefixMayMatch(std::string_view prefix, ReadStats* stats) const {
   return may_match;
 }
 size_t Table::FilterMemoryUsage() const {
-  return rep_->filter != nullptr ? rep_->filter->MemoryUsage() : 0;
+  return (rep_->filter != nullptr ? rep_->filter->MemoryUsage() : 0) +
+         (rep_->range_filter != nullptr ? rep_->range_filter->MemoryUsage()
+                                        : 0);
 }
 size_t Table::IndexMemoryUsage() const { return rep_->index->size(); }
 

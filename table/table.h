@@ -161,7 +161,16 @@ class Table {
   // (and nothing counted) for any other table. A filter answer is counted
   // in stats->prefix_filter_probes and prefix_filter_negatives.
   bool PrefixMayMatch(std::string_view prefix, ReadStats* stats) const;
-  // Bytes held in memory for the filter (0 if none).
+
+  // False when the table's range filter rules out every filter key k with
+  // *lower <= k < *upper (std::nullopt: that side open), the bounds being
+  // filter keys (TableOptions::filter_key's images). True for a table
+  // without a range filter (nothing counted); an answer of the filter is
+  // counted in stats->range_filter_probes and range_filter_negatives.
+  bool RangeMayMatch(std::optional<std::string_view> lower,
+                     std::optional<std::string_view> upper,
+                     ReadStats* stats) const;
+  // Bytes held in memory for the filters, point and range (0 if none).
   size_t FilterMemoryUsage() const;
   // Bytes held in memory for the index block.
   size_t IndexMemoryUsage() const;

@@ -1,14 +1,18 @@
 #include "table/table_builder.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "filter/filter.h"
+#include "filter/range_filter.h"
 #include "table/block_builder.h"
 #include "table/compression.h"
 #include "table/compression_gate.h"
 #include "table/format.h"
+#include "table/range_filter_key.h"
 #include "table/table_properties.h"
 
 namespace sift {
@@ -117,6 +121,13 @@ struct TableBuilder::Rep {
   bool pending_index_entry = false;
   BlockHandle pending_handle;
 
+  // The distinct filter keys, in order, for the range filter (which needs
+  // the table's common prefix, known at Finish): their bytes back to back
+  // and where each ends.
+  std::string range_key_bytes;
+  std::vector<size_t> range_key_ends;
+  size_t range_key_longest = 0;
+
   CompressionGate compression_gate;  // data blocks only
   std::string compressed;            // scratch for Snappy output
   std::string stored;                // scratch for contents + trailer
@@ -156,6 +167,14 @@ void TableBuilder::Add(std::string_view key, std::string_view value) {
     r->pending_index_entry = false;
   }
   if (r->filter != nullptr) r->AddToFilter(key);
+  if (r->options.range_filter_bits_per_key > 0) {
+    const std::string_view fkey = r->FilterKey(key);
+    if (r->properties.num_entries == 0 || fkey != r->FilterKey(r->last_key)) {
+      r->range_key_bytes.append(fkey);
+      r->range_key_longest = std::max(r->range_key_longest, fkey.size());
+      r->range_key_ends.push_back(r->range_key_bytes.size());
+    }
+  }
 
   if (r->properties.num_entries == 0) r->properties.smallest_key.assign(key);
   r->last_key.assign(key);
@@ -178,6 +197,8 @@ absl::Status TableBuilder::Finish() {
   Footer footer;
   // Meta blocks are stored uncompressed: the filter would not shrink, and the
   // index and properties are parsed straight from the tail read at Open.
+  // The filter block holds the point filter, then the range filter.
+  std::string filter_block;
   if (r->filter != nullptr) {
     r->properties.filter_kind = static_cast<uint8_t>(r->options.filter_kind);
     r->properties.filter_bits_per_key = r->options.filter_bits_per_key;
@@ -192,7 +213,35 @@ absl::Status TableBuilder::Finish() {
     r->properties.filter_num_probes = info.num_probes;
     r->properties.filter_num_keys = info.num_keys;
     r->properties.filter_bytes = serialized.size();
-    r->status = r->WriteBlock(serialized, Compression::kNone, &footer.filter);
+    filter_block = serialized;
+  }
+  if (!r->range_key_ends.empty()) {
+    const std::string_view all = r->range_key_bytes;
+    auto key_at = [&](size_t i) {
+      const size_t begin = i == 0 ? 0 : r->range_key_ends[i - 1];
+      return all.substr(begin, r->range_key_ends[i] - begin);
+    };
+    const std::string_view smallest = key_at(0);
+    const std::string_view largest = key_at(r->range_key_ends.size() - 1);
+    const uint32_t key_bytes = RangeFilterKeyMap::KeyBytesFor(
+        RangeFilterKeyMap::CommonPrefixLength(smallest, largest),
+        r->range_key_longest);
+    const RangeFilterKeyMap map(smallest, largest, key_bytes);
+    RangeFilterBuilder range(
+        std::max(r->options.range_filter_bits_per_key, 2.0),
+        std::max<uint64_t>(r->options.range_filter_block_length, 1));
+    for (size_t i = 0; i < r->range_key_ends.size(); ++i) {
+      range.AddKey(map.Map(key_at(i)));
+    }
+    const std::string serialized = range.Finish();
+    r->properties.range_filter_bits_per_key =
+        r->options.range_filter_bits_per_key;
+    r->properties.range_filter_bytes = serialized.size();
+    r->properties.range_filter_key_bytes = key_bytes;
+    filter_block.append(serialized);
+  }
+  if (!filter_block.empty()) {
+    r->status = r->WriteBlock(filter_block, Compression::kNone, &footer.filter);
     if (!r->status.ok()) return r->status;
   }
 

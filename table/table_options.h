@@ -46,6 +46,11 @@ struct TableOptions {
   // Add whole filter keys to the filter (false: prefixes only; point lookups
   // then treat the table as having no filter).
   bool whole_key_filtering = true;
+  // Bits per key of the table's range filter over filter keys
+  // (filter/range_filter.h, keys mapped by RangeFilterKeyMap); 0: none.
+  double range_filter_bits_per_key = 0.0;
+  // The range length, in mapped integers, the range filter's bound is for.
+  uint64_t range_filter_block_length = 32;
 
   // Cache of uncompressed data blocks, shared by all tables. Not owned;
   // nullptr: no caching.

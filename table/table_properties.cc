@@ -27,6 +27,9 @@ void TableProperties::EncodeTo(std::string* dst) const {
   PutVarint32(dst, format_version);
   PutLengthPrefixed(dst, prefix_extractor_name);
   dst->push_back(whole_key_filtering ? 1 : 0);
+  PutFixed64(dst, std::bit_cast<uint64_t>(range_filter_bits_per_key));
+  PutVarint64(dst, range_filter_bytes);
+  PutVarint32(dst, range_filter_key_bytes);
 }
 
 absl::Status TableProperties::DecodeFrom(std::string_view input) {
@@ -35,7 +38,7 @@ absl::Status TableProperties::DecodeFrom(std::string_view input) {
   };
   uint32_t version;
   if (!GetVarint32(&input, &version)) return bad("truncated version");
-  if (version != 1 && version != kEncodingVersion) {
+  if (version < 1 || version > kEncodingVersion) {
     return bad("unknown encoding version");
   }
   TableProperties p;
@@ -73,6 +76,22 @@ absl::Status TableProperties::DecodeFrom(std::string_view input) {
     p.whole_key_filtering = input[0] == 1;
     input.remove_prefix(1);
   }
+  if (version >= 3) {
+    uint64_t range_bits;
+    if (!GetFixed64(&input, &range_bits) ||
+        !GetVarint64(&input, &p.range_filter_bytes) ||
+        !GetVarint32(&input, &p.range_filter_key_bytes)) {
+      return bad("truncated");
+    }
+    if (p.range_filter_key_bytes > 8) {
+      return bad("range filter key bytes over 8");
+    }
+    p.range_filter_bits_per_key = std::bit_cast<double>(range_bits);
+    if (!std::isfinite(p.range_filter_bits_per_key) ||
+        p.range_filter_bits_per_key < 0) {
+      return bad("bad range filter bits per key");
+    }
+  }
   if (!input.empty()) return bad("trailing bytes");
   p.filter_bits_per_key = std::bit_cast<double>(bits);
   if (!std::isfinite(p.filter_bits_per_key) || p.filter_bits_per_key < 0) {
@@ -82,6 +101,21 @@ absl::Status TableProperties::DecodeFrom(std::string_view input) {
   p.largest_key.assign(largest);
   p.comparator_name.assign(comparator);
   *this = std::move(p);
+  return absl::OkStatus();
+}
+
+absl::Status SplitFilterBlock(std::string_view contents,
+                              const TableProperties& p, std::string_view* point,
+                              std::string_view* range) {
+  if (p.filter_bytes > contents.size() ||
+      p.range_filter_bytes != contents.size() - p.filter_bytes) {
+    return absl::DataLossError(absl::StrCat(
+        "filter block of ", contents.size(), " bytes does not hold a ",
+        p.filter_bytes, "-byte filter and a ", p.range_filter_bytes,
+        "-byte range filter"));
+  }
+  *point = contents.substr(0, p.filter_bytes);
+  *range = contents.substr(p.filter_bytes);
   return absl::OkStatus();
 }
 

@@ -14,9 +14,11 @@ namespace sift {
 
 struct TableProperties {
   // Encoding version of the properties block itself.
-  // Version 2 appended prefix_extractor_name and whole_key_filtering;
-  // version 1 blocks still decode (no extractor, whole keys).
-  static constexpr uint32_t kEncodingVersion = 2;
+  // Version 2 appended prefix_extractor_name and whole_key_filtering,
+  // version 3 range_filter_bits_per_key, range_filter_bytes and
+  // range_filter_key_bytes; older
+  // blocks still decode (no extractor, whole keys, no range filter).
+  static constexpr uint32_t kEncodingVersion = 3;
 
   uint64_t num_entries = 0;
   uint64_t raw_key_bytes = 0;    // sum of key sizes as added
@@ -40,6 +42,12 @@ struct TableProperties {
   std::string prefix_extractor_name;
   // The filter holds every whole filter key (false: only prefixes).
   bool whole_key_filtering = true;
+  // The range filter (filter/range_filter.h), stored in the filter block
+  // after the filter_bytes of the point filter; 0 bytes: none.
+  double range_filter_bits_per_key = 0.0;  // as configured
+  uint64_t range_filter_bytes = 0;
+  // Bytes after the common prefix a key maps to (RangeFilterKeyMap), 0..8.
+  uint32_t range_filter_key_bytes = 0;
 
   void EncodeTo(std::string* dst) const;
   // Parse bytes written by EncodeTo (this version or version 1). Bad or
@@ -49,6 +57,13 @@ struct TableProperties {
 
   bool operator==(const TableProperties&) const = default;
 };
+
+// The filter block holds the point filter (p.filter_bytes bytes) followed by
+// the range filter (p.range_filter_bytes). Splits `contents` into the two;
+// absl::DataLossError if the sizes do not add up to contents.size().
+absl::Status SplitFilterBlock(std::string_view contents,
+                              const TableProperties& p, std::string_view* point,
+                              std::string_view* range);
 
 }  // namespace sift
 

@@ -16,11 +16,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "filter/filter.h"
+#include "filter/range_filter.h"
 #include "sift/env.h"
 #include "sift/options.h"
 #include "sift/read_stats.h"
 #include "table/block.h"
 #include "table/format.h"
+#include "table/range_filter_key.h"
 #include "table/table.h"
 #include "table/table_options.h"
 #include "table/table_properties.h"
@@ -38,6 +40,9 @@ struct Table::Rep {
   TableProperties properties;
   std::unique_ptr<Block> index;
   std::unique_ptr<FilterReader> filter;  // nullptr: no filter
+  // nullptr: no range filter; else with the map of this table's keys.
+  std::unique_ptr<RangeFilterReader> range_filter;
+  std::optional<RangeFilterKeyMap> range_key_map;
   // file->StableReads(): uncompressed data blocks are used in place.
   bool stable_reads = false;
   // For stable reads: bit i set once the data block named by the index

@@ -65,6 +65,9 @@ Json PropertiesJson(const TableReport& r, const OutputOptions& out) {
               {"filter_bytes", p.filter_bytes},
               {"prefix_extractor", Escape(p.prefix_extractor_name)},
               {"whole_key_filtering", p.whole_key_filtering},
+              {"range_filter_bits_per_key", p.range_filter_bits_per_key},
+              {"range_filter_bytes", p.range_filter_bytes},
+              {"range_filter_key_bytes", p.range_filter_key_bytes},
               {"smallest_key", ShowKey(r, p.smallest_key, out)},
               {"largest_key", ShowKey(r, p.largest_key, out)},
               {"comparator", Escape(p.comparator_name)},
@@ -117,6 +120,13 @@ void PrintText(const TableReport& r, const SstArgs& args,
                                             : "; only prefixes of ")
                   << Escape(p.prefix_extractor_name);
       }
+    }
+    if (p.range_filter_bytes > 0) {
+      std::cout << absl::StrFormat(
+          "\n  range filter:     %.2f bits/key, %d bytes, keys map %d bytes "
+          "after the common prefix",
+          p.range_filter_bits_per_key, p.range_filter_bytes,
+          p.range_filter_key_bytes);
     }
     std::cout << "\n"
               << "  smallest key:     " << ShowKey(r, p.smallest_key, out)

@@ -355,7 +355,20 @@ absl::Status InspectTable(Env* env, const std::string& fname,
   if (report->footer.has_filter()) {
     std::optional<BlockContents> filter =
         reader.Read(BlockReport::Kind::kFilter, report->footer.filter);
-    if (filter) report->filter_contents.assign(filter->view());
+    std::string_view point, range;
+    if (filter && report->properties_status.ok()) {
+      if (absl::Status s = SplitFilterBlock(filter->view(), report->properties,
+                                            &point, &range);
+          s.ok()) {
+        report->filter_contents.assign(point);
+        report->range_filter_contents.assign(range);
+      } else {
+        reader.AddProblem(report->footer.filter.offset,
+                          std::string(s.message()));
+      }
+    } else if (filter) {
+      report->filter_contents.assign(filter->view());
+    }
   }
   ReadIndex(&reader, report);
   if (options.read_data_blocks) {

@@ -58,9 +58,10 @@ struct TableReport {
   // Every block read, in file order: data blocks, then filter, properties,
   // index (only those that exist).
   std::vector<BlockReport> blocks;
-  // The filter block's contents (empty if the table has none or it is
-  // damaged).
+  // The point filter and the range filter of the filter block (each empty
+  // if the table has none or the block is damaged; SplitFilterBlock).
   std::string filter_contents;
+  std::string range_filter_contents;
   uint64_t entries_read = 0;  // entries of data blocks read
   // Everything wrong, by offset in the file.
   std::vector<Problem> problems;

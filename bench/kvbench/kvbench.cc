@@ -49,6 +49,9 @@ int Main(int argc, char** argv) {
   app.add_option("--reads", config.reads, "Operations per read workload");
   app.add_option("--key_size", config.key_size, "Key bytes");
   app.add_option("--value_size", config.value_size, "Value bytes");
+  app.add_option("--range_filter_bits", config.range_filter_bits,
+                 "Range filter bits per key in every table "
+                 "(Options::range_filter_bits_per_key; 0: none)");
   app.add_option("--prefix_len", config.prefix_len,
                  "Prefix filters on the first N key bytes "
                  "(Options::prefix_extractor, fixed length; 0: none); the "

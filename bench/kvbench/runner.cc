@@ -76,6 +76,7 @@ Options BenchConfig::MakeOptions() const {
   o.block_cache_capacity = cache_size;
   o.use_direct_reads = use_direct_reads;
   o.max_open_files = max_open_files;
+  o.range_filter_bits_per_key = range_filter_bits;
   if (prefix_len > 0) {
     o.prefix_extractor =
         NewFixedPrefixExtractor(static_cast<size_t>(prefix_len));

@@ -43,6 +43,8 @@ struct BenchConfig {
   // Options::prefix_extractor = NewFixedPrefixExtractor(prefix_len); 0: none.
   // The seekprefix workloads need one shorter than key_size.
   int prefix_len = 0;
+  // Options::range_filter_bits_per_key (0: none).
+  double range_filter_bits = 0.0;
   // Values of random bytes (ValueSource), which compression cannot shrink.
   bool incompressible_values = false;
   double bits_per_key = 10.0;

@@ -189,6 +189,19 @@ struct Options {
   // REQUIRES: true unless prefix_extractor is set
   // Default: true
   bool whole_key_filtering = true;
+
+  // Bits per key of a range filter in every new table (a filter after the
+  // design of Grafite, doc/filters.md): an iterator with both
+  // ReadOptions::iterate_lower_bound and iterate_upper_bound asks each
+  // table its bounds cover whether they may hold a key of it, and leaves
+  // out, before reading any block, those whose filter says no. For a range
+  // of at most 32 consecutive values of the 8 key bytes after a table's
+  // common prefix, the false-positive rate is at most 32 / 2^(bits - 2)
+  // (0.2% at 16 bits/key), whatever the ranges; longer ranges cost more.
+  // Tables keep the range filter they were written with; 0 writes none.
+  // REQUIRES: 0, or 2 <= range_filter_bits_per_key <= 64 (not NaN)
+  // Default: 0.0 (no range filter)
+  double range_filter_bits_per_key = 0.0;
 };
 
 // Options for reads.

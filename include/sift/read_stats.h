@@ -33,6 +33,11 @@ struct ReadStats {
   // prefix is absent. Counted when the iterator is destroyed.
   uint64_t prefix_filter_probes = 0;
   uint64_t prefix_filter_negatives = 0;
+  // Range filters (Options::range_filter_bits_per_key): tables a bounded
+  // iterator asked whether its bounds may hold a key, and those it skipped
+  // because the filter said no. Counted when the iterator is destroyed.
+  uint64_t range_filter_probes = 0;
+  uint64_t range_filter_negatives = 0;
 
   // false_positives / (negatives + false_positives): the filters' measured
   // false-positive rate over tables that did not hold the key. 0 if none.
@@ -65,6 +70,8 @@ struct ReadStats {
     iterator_block_cache_hits += o.iterator_block_cache_hits;
     prefix_filter_probes += o.prefix_filter_probes;
     prefix_filter_negatives += o.prefix_filter_negatives;
+    range_filter_probes += o.range_filter_probes;
+    range_filter_negatives += o.range_filter_negatives;
     return *this;
   }
 };

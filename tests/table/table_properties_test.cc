@@ -26,6 +26,9 @@ TableProperties Sample() {
   p.format_version = 1;
   p.prefix_extractor_name = "sift.fixed:4";
   p.whole_key_filtering = false;
+  p.range_filter_bits_per_key = 16;
+  p.range_filter_bytes = 4321;
+  p.range_filter_key_bytes = 3;
   return p;
 }
 
@@ -57,12 +60,14 @@ TEST(TablePropertiesTest, TruncationAndTrailingBytesAreDataLoss) {
 TEST(TablePropertiesTest, UnknownVersionAndBadNumbersAreDataLoss) {
   std::string enc;
   Sample().EncodeTo(&enc);
-  std::string v3 = enc;
-  v3[0] = 3;
+  std::string v4 = enc;
+  v4[0] = 4;
   TableProperties d;
-  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(v3)));
+  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(v4)));
   std::string bad_flag = enc;
-  bad_flag.back() = 2;  // whole_key_filtering is 0 or 1
+  // whole_key_filtering (0 or 1) precedes the 8-byte range filter bits per
+  // key, the 2-byte varint of range_filter_bytes and one of key bytes.
+  bad_flag[bad_flag.size() - 12] = 2;
   EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(bad_flag)));
   TableProperties nan = Sample();
   nan.filter_bits_per_key = -1.0;
@@ -72,21 +77,29 @@ TEST(TablePropertiesTest, UnknownVersionAndBadNumbersAreDataLoss) {
 }
 
 // Version 1 blocks (written before prefix filters) end after
-// format_version and read as no extractor, whole keys.
-TEST(TablePropertiesTest, VersionOneStillDecodes) {
+// format_version and read as no extractor, whole keys; version 2 blocks end
+// after whole_key_filtering and read as no range filter.
+TEST(TablePropertiesTest, OlderVersionsStillDecode) {
   TableProperties p = Sample();
   p.prefix_extractor_name.clear();
   p.whole_key_filtering = true;
+  p.range_filter_bits_per_key = 0;
+  p.range_filter_bytes = 0;
+  p.range_filter_key_bytes = 0;
   std::string enc;
   p.EncodeTo(&enc);
-  // Drop the two version-2 fields (an empty name: one length byte, then the
-  // flag) and mark the block version 1.
-  std::string v1 = enc.substr(0, enc.size() - 2);
+  // Version 3 appended 8 + 1 + 1 bytes (bits, two one-byte varints 0) to
+  // version 2, which appended 1 + 1 (an empty name's length byte, the flag).
+  std::string v2 = enc.substr(0, enc.size() - 10);
+  v2[0] = 2;
+  std::string v1 = enc.substr(0, enc.size() - 12);
   v1[0] = 1;
-  TableProperties d = Sample();
-  ASSERT_TRUE(d.DecodeFrom(v1).ok());
-  EXPECT_EQ(d, p);
-  EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(v1 + std::string(1, '\0'))));
+  for (const std::string& old : {v1, v2}) {
+    TableProperties d = Sample();
+    ASSERT_TRUE(d.DecodeFrom(old).ok());
+    EXPECT_EQ(d, p);
+    EXPECT_TRUE(absl::IsDataLoss(d.DecodeFrom(old + std::string(1, '\0'))));
+  }
 }
 
 }  // namespace
