@@ -78,16 +78,12 @@ void DrawReadOptions(Rng* rng, const Capabilities& caps, Options* o,
 }
 
 // Options of the wave that adds prefix extractors, range filters and a
-// filter memory limit. Each is drawn only where the engine being built has
-// it, so that this file compiles before and after the wave lands; all are
-// drawn after everything else, so that the earlier draws, and so the seeds
-// of rounds already reported, keep their meaning. Still to add when they
-// exist in include/sift/options.h:
-//   range_filter_bits_per_key: 0, 4, 10, 20;
+// filter memory limit, drawn after everything else, so that the earlier
+// draws, and so the seeds of rounds already reported, keep their meaning.
+// Still to add when it exists in include/sift/options.h:
 //   filter_memory_limit: 0, 4 KiB (filters evicted all the time), 64 KiB,
 //                        16 MiB.
 void DrawWaveOptions(Rng* rng, Options* o, std::string* text) {
-#if SIFT_STRESS_HAS_PREFIX_EXTRACTOR
   // Keys are "k%07u": fixed lengths give prefixes of 1 to 10^6 keys (9: no
   // key is in the domain); a delimiter gives prefixes of varying length
   // ('1': "k0001", "k001", ...; keys without a '1' are outside the domain).
@@ -115,11 +111,11 @@ void DrawWaveOptions(Rng* rng, Options* o, std::string* text) {
   }
   o->whole_key_filtering = o->prefix_extractor == nullptr || !rng->OneIn(4);
   absl::StrAppend(text, " whole_key_filtering=", o->whole_key_filtering);
-#else
-  (void)rng;
-  (void)o;
-  (void)text;
-#endif
+  // Range filters: none half the time; 2 (the floor: every range of a few
+  // keys "maybe") to 24 bits per key otherwise.
+  static const double kRangeBits[] = {0, 0, 0, 2, 8, 16, 24};
+  o->range_filter_bits_per_key = rng->Pick(kRangeBits);
+  absl::StrAppend(text, " range_filter_bits=", o->range_filter_bits_per_key);
 }
 
 }  // namespace

@@ -8,15 +8,7 @@
 #include <string>
 
 #include "sift/options.h"
-
-// The prefix extractor wave (Options::prefix_extractor, whole_key_filtering,
-// ReadOptions::prefix_same_as_start) arrives with this header.
-#if __has_include("sift/prefix_extractor.h")
 #include "sift/prefix_extractor.h"
-#define SIFT_STRESS_HAS_PREFIX_EXTRACTOR 1
-#else
-#define SIFT_STRESS_HAS_PREFIX_EXTRACTOR 0
-#endif
 #include "tools/sift_stress/random.h"
 
 namespace sift::stress {

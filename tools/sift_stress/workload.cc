@@ -351,33 +351,18 @@ class Worker {
   // Prefix scans (ReadOptions::prefix_same_as_start), where the engine has
   // them and the round draws a prefix extractor.
   bool PrefixScopedScans() const {
-#if SIFT_STRESS_HAS_PREFIX_EXTRACTOR
     return w_->drawn->options.prefix_extractor != nullptr;
-#else
-    return false;
-#endif
   }
   void SetPrefixSameAsStart(ReadOptions* ro, bool on) const {
-#if SIFT_STRESS_HAS_PREFIX_EXTRACTOR
     ro->prefix_same_as_start = on;
-#else
-    (void)ro;
-    (void)on;
-#endif
   }
   // Whether a scan confined to the prefix of key `start` (its Seek target)
   // yields key `k`: all keys when `start` has no prefix (total order).
   bool SamePrefix(uint32_t start, uint32_t k) const {
-#if SIFT_STRESS_HAS_PREFIX_EXTRACTOR
     const PrefixExtractor& x = *w_->drawn->options.prefix_extractor;
     const std::string a = KeyOf(start), b = KeyOf(k);
     if (!x.InDomain(a)) return true;
     return x.InDomain(b) && x.Transform(a) == x.Transform(b);
-#else
-    (void)start;
-    (void)k;
-    return true;
-#endif
   }
 
   // Take a snapshot and read at it, or read again at the held one: the
