@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <thread>
 #include <utility>
 
@@ -512,8 +513,9 @@ absl::Status Runner::MultiReads(Random& rnd, uint64_t begin, uint64_t end,
   return absl::OkStatus();
 }
 
-absl::Status Runner::Scans(uint64_t max_entries, bool bounded,
-                           WorkloadResult* r) {
+absl::Status Runner::RunScans(
+    uint64_t stream, WorkloadResult* r,
+    const std::function<void(Random& rnd, ScanPlan* plan)>& next_scan) {
   std::atomic<uint64_t> found{0}, entries{0}, bytes{0};
   Progress progress(r->name, config_.reads, config_.progress);
   ParallelResult pr;
@@ -521,34 +523,28 @@ absl::Status Runner::Scans(uint64_t max_entries, bool bounded,
       config_.threads, config_.reads, &progress,
       [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
           Progress* prog) -> absl::Status {
-        Random rnd(config_.seed * 1000003 + kSeekSeed * 101 + thread);
-        std::string key(config_.key_size, '\0');
-        std::string upper(config_.key_size, '\0');
+        Random rnd(config_.seed * 1000003 + kSeekSeed * stream + thread);
+        ScanPlan plan;  // its buffers are reused from scan to scan
         uint64_t my_found = 0, my_entries = 0, my_bytes = 0;
         for (uint64_t i = begin; i < end; ++i) {
-          const uint64_t k = rnd.Uniform(config_.num);
-          keys_.Present(k, key.data());
-          // Entries per scan: the Seek's and one Next (seekrandom), or
-          // uniform in 1..max_entries (the YCSB E shape).
-          const uint64_t n =
-              max_entries == 0 ? 2 : 1 + rnd.Uniform(max_entries);
-          ReadOptions ro;
-          if (bounded) {
-            keys_.Present(std::min(k + 100, config_.num), upper.data());
-            ro.iterate_upper_bound = upper;
-          }
+          plan.options = ReadOptions();
+          next_scan(rnd, &plan);
           const uint64_t t0 = NowNanos();
           // An iterator per scan, as YCSB and most applications make them.
-          std::unique_ptr<Iterator> it = db_->NewIterator(ro);
-          it->Seek(key);
-          if (it->Valid() && it->key() == key) ++my_found;
+          std::unique_ptr<Iterator> it = db_->NewIterator(plan.options);
+          it->Seek(plan.seek);
+          if (plan.found_if_at_seek_key && it->Valid() &&
+              it->key() == plan.seek) {
+            ++my_found;
+          }
           uint64_t j = 0;
-          for (; j < n && it->Valid(); it->Next(), ++j) {
+          for (; j < plan.max_entries && it->Valid(); it->Next(), ++j) {
             my_bytes += it->key().size() + it->value().size();
           }
           if (absl::Status st = it->status(); !st.ok()) return st;
           it.reset();
           lat->Add(double(NowNanos() - t0) / 1e3);
+          if (!plan.found_if_at_seek_key && j > 0) ++my_found;
           my_entries += j;
           if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
         }
@@ -568,59 +564,45 @@ absl::Status Runner::Scans(uint64_t max_entries, bool bounded,
   return absl::OkStatus();
 }
 
+absl::Status Runner::Scans(uint64_t max_entries, bool bounded,
+                           WorkloadResult* r) {
+  return RunScans(101, r, [&](Random& rnd, ScanPlan* plan) {
+    const uint64_t k = rnd.Uniform(config_.num);
+    plan->key.resize(config_.key_size);
+    keys_.Present(k, plan->key.data());
+    plan->seek = plan->key;
+    // Entries per scan: the Seek's and one Next (seekrandom), or uniform in
+    // 1..max_entries (the YCSB E shape).
+    plan->max_entries = max_entries == 0 ? 2 : 1 + rnd.Uniform(max_entries);
+    plan->found_if_at_seek_key = true;
+    if (bounded) {
+      plan->upper.resize(config_.key_size);
+      keys_.Present(std::min(k + 100, config_.num), plan->upper.data());
+      plan->options.iterate_upper_bound = plan->upper;
+    }
+  });
+}
+
 absl::Status Runner::PrefixSeeks(bool missing, WorkloadResult* r) {
   if (config_.prefix_len <= 0 || config_.prefix_len >= config_.key_size) {
     return absl::InvalidArgumentError(
         "the seekprefix workloads need 0 < --prefix_len < --key_size");
   }
   const size_t prefix_len = static_cast<size_t>(config_.prefix_len);
-  std::atomic<uint64_t> found{0}, entries{0}, bytes{0};
-  Progress progress(r->name, config_.reads, config_.progress);
-  ParallelResult pr;
-  absl::Status s = RunParallel(
-      config_.threads, config_.reads, &progress,
-      [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
-          Progress* prog) -> absl::Status {
-        Random rnd(config_.seed * 1000003 + kSeekSeed * 103 + thread);
-        std::string key(config_.key_size, '\0');
-        uint64_t my_found = 0, my_entries = 0, my_bytes = 0;
-        for (uint64_t i = begin; i < end; ++i) {
-          keys_.Present(rnd.Uniform(config_.num), key.data());
-          std::string lower = key.substr(0, prefix_len);
-          if (missing) lower.back() = ':';
-          // The prefix's successor: its digits or ':' are never 0xff.
-          std::string upper = lower;
-          upper.back() = static_cast<char>(upper.back() + 1);
-          ReadOptions ro;
-          ro.iterate_lower_bound = lower;
-          ro.iterate_upper_bound = upper;
-          const uint64_t t0 = NowNanos();
-          std::unique_ptr<Iterator> it = db_->NewIterator(ro);
-          uint64_t j = 0;
-          for (it->Seek(lower); it->Valid(); it->Next(), ++j) {
-            my_bytes += it->key().size() + it->value().size();
-          }
-          if (absl::Status st = it->status(); !st.ok()) return st;
-          it.reset();
-          lat->Add(double(NowNanos() - t0) / 1e3);
-          if (j > 0) ++my_found;
-          my_entries += j;
-          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
-        }
-        found += my_found;
-        entries += my_entries;
-        bytes += my_bytes;
-        return absl::OkStatus();
-      },
-      &pr);
-  if (!s.ok()) return s;
-  r->ops = config_.reads;
-  r->found = found;
-  r->entries = entries;
-  r->bytes = bytes;
-  r->seconds = pr.seconds;
-  r->latency_us = std::move(pr.latency_us);
-  return absl::OkStatus();
+  return RunScans(103, r, [&](Random& rnd, ScanPlan* plan) {
+    plan->key.resize(config_.key_size);
+    keys_.Present(rnd.Uniform(config_.num), plan->key.data());
+    plan->key.resize(prefix_len);  // the lower bound: the whole prefix
+    if (missing) plan->key.back() = ':';
+    // The prefix's successor: its digits or ':' are never 0xff.
+    plan->upper = plan->key;
+    plan->upper.back() = static_cast<char>(plan->upper.back() + 1);
+    plan->options.iterate_lower_bound = plan->key;
+    plan->options.iterate_upper_bound = plan->upper;
+    plan->seek = plan->key;
+    plan->max_entries = ~uint64_t{0};
+    plan->found_if_at_seek_key = false;
+  });
 }
 
 absl::Status Runner::ReadSeq(bool reverse, WorkloadResult* r) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -176,6 +177,23 @@ class Runner {
   // absent (the first prefix_len-1 bytes of a present key and ':', which
   // sorts after every digit: inside the key range, holding no key).
   absl::Status PrefixSeeks(bool missing, WorkloadResult* r);
+  // One scan of a scan workload: an iterator made with `options`, a Seek to
+  // `seek`, then up to max_entries entries. Found: the Seek landed on `seek`
+  // itself (found_if_at_seek_key), or else the scan read any entry. The
+  // strings are the buffers the views in `options` and `seek` point into.
+  struct ScanPlan {
+    ReadOptions options;
+    std::string_view seek;
+    uint64_t max_entries = 0;
+    bool found_if_at_seek_key = true;
+    std::string key, upper;
+  };
+  // Runs config_.reads scans on config_.threads threads, each planned by
+  // `next_scan` from its thread's generator (seeded from `stream`), and
+  // times each scan (the planning not included).
+  absl::Status RunScans(
+      uint64_t stream, WorkloadResult* r,
+      const std::function<void(Random& rnd, ScanPlan* plan)>& next_scan);
   // readseq, or readreverse: one walk over every entry.
   absl::Status ReadSeq(bool reverse, WorkloadResult* r);
   absl::Status Compact(WorkloadResult* r);
