@@ -34,13 +34,20 @@ uint64_t Reduce(uint64_t x, uint64_t n) {
 
 }  // namespace
 
-KeySpace::KeySpace(uint64_t num, int key_size)
-    : num_(num), key_size_(key_size) {}
+KeySpace::KeySpace(uint64_t num, int key_size, KeyFormat format)
+    : num_(num), key_size_(key_size), format_(format) {}
 
-absl::Status KeySpace::Validate(uint64_t num, int key_size) {
+absl::Status KeySpace::Validate(uint64_t num, int key_size, KeyFormat format) {
   if (num == 0) return absl::InvalidArgumentError("--num must be at least 1");
   if (num > (uint64_t{1} << 32)) {
     return absl::InvalidArgumentError("--num must be at most 2^32");
+  }
+  if (format == KeyFormat::kBinary) {
+    if (key_size < 8) {
+      return absl::InvalidArgumentError(
+          "binary keys need --key_size of at least 8");
+    }
+    return absl::OkStatus();
   }
   const int needed = DecimalDigits(2 * num + 1);
   if (key_size < needed) {
@@ -51,7 +58,22 @@ absl::Status KeySpace::Validate(uint64_t num, int key_size) {
   return absl::OkStatus();
 }
 
+void KeySpace::FormatBinary(uint64_t value, char* out) const {
+  std::memset(out, 0, static_cast<size_t>(key_size_ - 8));
+  char* p = out + key_size_;
+  for (int b = 0; b < 8; ++b, value >>= 8) *--p = static_cast<char>(value);
+}
+
+void KeySpace::EmptyRange(uint64_t i, uint64_t length, char* lower,
+                          char* upper) const {
+  const uint64_t first = ((2 * i) << kBinaryShift) + 1;
+  FormatBinary(first, lower);
+  FormatBinary(first + length, upper);
+}
+
 void KeySpace::Format(uint64_t n, char* out) const {
+  if (format_ == KeyFormat::kBinary)
+    return FormatBinary(n << kBinaryShift, out);
   // Right-aligned decimal, zero-padded on the left to key_size_ bytes. A key
   // is made per operation, inside the timed loops: two digits per step, so
   // the chain of divisions is half as long.

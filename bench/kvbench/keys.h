@@ -19,14 +19,31 @@ namespace sift::bench {
 // present keys inside the same key range, so no table can be skipped by a
 // key-range check and only its filter can rule a probe out. Zero padding keeps
 // bytewise order equal to numeric order.
+//
+// The binary format instead writes the number n (2*i or 2*i+1) as the
+// integer n * 2^16, 8 bytes big-endian, right-aligned and zero-padded on the
+// left to key_size bytes: the same order, with 2^16 - 1 absent integers
+// after each key (EmptyRange) for range-filter workloads, whose ranges are
+// then runs of consecutive integers.
 class KeySpace {
  public:
-  // REQUIRES: Validate(num, key_size).ok()
-  KeySpace(uint64_t num, int key_size);
+  enum class KeyFormat { kDecimal, kBinary };
+  // Absent integers after each key in the binary format: 2^kBinaryShift - 1.
+  static constexpr int kBinaryShift = 16;
+
+  // REQUIRES: Validate(num, key_size, format).ok()
+  KeySpace(uint64_t num, int key_size, KeyFormat format = KeyFormat::kDecimal);
 
   // OK if `key_size` bytes can hold every key (present and absent) of a key
   // space of `num` keys.
-  static absl::Status Validate(uint64_t num, int key_size);
+  static absl::Status Validate(uint64_t num, int key_size,
+                               KeyFormat format = KeyFormat::kDecimal);
+
+  bool binary() const { return format_ == KeyFormat::kBinary; }
+  // The `length` consecutive integers right after present key i, as the
+  // bounds [lower, upper) (key_size bytes each). None is a key.
+  // REQUIRES: binary(), 1 <= length < 2^kBinaryShift.
+  void EmptyRange(uint64_t i, uint64_t length, char* lower, char* upper) const;
 
   uint64_t num() const { return num_; }
   int key_size() const { return key_size_; }
@@ -39,9 +56,11 @@ class KeySpace {
 
  private:
   void Format(uint64_t n, char* out) const;
+  void FormatBinary(uint64_t value, char* out) const;
 
   uint64_t num_;
   int key_size_;
+  KeyFormat format_;
 };
 
 // Value bytes: slices of a fixed pseudo-random buffer in which each 32-byte

@@ -49,6 +49,14 @@ int Main(int argc, char** argv) {
   app.add_option("--reads", config.reads, "Operations per read workload");
   app.add_option("--key_size", config.key_size, "Key bytes");
   app.add_option("--value_size", config.value_size, "Value bytes");
+  std::string key_format = "decimal";
+  app.add_option("--key_format", key_format,
+                 "Keys as zero-padded decimal numbers, or as big-endian "
+                 "integers with 2^16 - 1 absent integers after each key "
+                 "(seekempty needs them)")
+      ->check(CLI::IsMember({"decimal", "binary"}));
+  app.add_option("--range_len", config.range_len,
+                 "Consecutive integers in each range of seekempty");
   app.add_option("--range_filter_bits", config.range_filter_bits,
                  "Range filter bits per key in every table "
                  "(Options::range_filter_bits_per_key; 0: none)");
@@ -127,6 +135,7 @@ int Main(int argc, char** argv) {
                   : filter_kind == "binary_fuse" ? FilterChoice::kBinaryFuse
                                                  : FilterChoice::kBlocked;
   if (config.bits_per_key <= 0) config.filter = FilterChoice::kNone;
+  config.binary_keys = key_format == "binary";
   config.filter_allocation = filter_allocation == "uniform"
                                  ? FilterAllocation::kUniform
                                  : FilterAllocation::kOptimal;

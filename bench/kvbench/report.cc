@@ -64,26 +64,33 @@ void PrintReport(const BenchConfig& config,
         r.settle_seconds, Shape(r.files_per_level).c_str());
   }
 
-  bool any_prefix = false;
-  for (const WorkloadResult& r : results) {
-    any_prefix |= r.name == "seekprefix" || r.name == "seekprefixmissing";
-  }
-  if (any_prefix) {
-    std::fprintf(
-        out, "\nPrefix seeks (a bounded iterator over one whole prefix):\n");
-    std::fprintf(out, "%-18s %10s %11s %14s %13s %13s\n", "workload", "seeks/s",
-                 "entries/op", "blk reads/Seek", "pfx probes/op",
-                 "pfx skips/op");
+  auto filtered = [](const WorkloadResult& r) {
+    return r.name == "seekprefix" || r.name == "seekprefixmissing" ||
+           r.name == "seekempty";
+  };
+  bool any_filtered = false;
+  for (const WorkloadResult& r : results) any_filtered |= filtered(r);
+  if (any_filtered) {
+    std::fprintf(out,
+                 "\nFiltered seeks (a bounded iterator per Seek: one whole "
+                 "prefix, or an empty range):\n");
+    std::fprintf(out, "%-18s %10s %11s %14s %11s %11s %11s %11s\n", "workload",
+                 "seeks/s", "entries/op", "blk reads/Seek", "pfx probes",
+                 "pfx skips", "rng probes", "rng skips");
     for (const WorkloadResult& r : results) {
-      if (r.name != "seekprefix" && r.name != "seekprefixmissing") continue;
+      if (!filtered(r)) continue;
       const double ops = double(std::max<uint64_t>(r.ops, 1));
-      std::fprintf(out, "%-18s %10.0f %11.2f %14.4f %13.3f %13.3f\n",
+      std::fprintf(out,
+                   "%-18s %10.0f %11.2f %14.4f %11.3f %11.3f %11.3f %11.3f\n",
                    r.name.c_str(), r.OpsPerSecond(), double(r.entries) / ops,
                    double(r.stats.iterator_block_reads) /
                        double(std::max<uint64_t>(r.stats.seeks, 1)),
                    double(r.stats.prefix_filter_probes) / ops,
-                   double(r.stats.prefix_filter_negatives) / ops);
+                   double(r.stats.prefix_filter_negatives) / ops,
+                   double(r.stats.range_filter_probes) / ops,
+                   double(r.stats.range_filter_negatives) / ops);
     }
+    std::fprintf(out, "(probes and skips: tables per Seek)\n");
   }
 
   bool any_scans = false;
@@ -231,11 +238,14 @@ Json ResultToJson(const WorkloadResult& r) {
     j["iterator_block_reads"] = r.stats.iterator_block_reads;
     j["iterator_block_cache_hits"] = r.stats.iterator_block_cache_hits;
   }
-  if (r.name == "seekprefix" || r.name == "seekprefixmissing") {
+  if (r.name == "seekprefix" || r.name == "seekprefixmissing" ||
+      r.name == "seekempty") {
     j["seeks"] = r.stats.seeks;
     j["iterator_block_reads"] = r.stats.iterator_block_reads;
     j["prefix_filter_probes"] = r.stats.prefix_filter_probes;
     j["prefix_filter_negatives"] = r.stats.prefix_filter_negatives;
+    j["range_filter_probes"] = r.stats.range_filter_probes;
+    j["range_filter_negatives"] = r.stats.range_filter_negatives;
   }
   j["settle_seconds"] = r.settle_seconds;
   j["latency_us"] = {{"mean", r.latency_us.Mean()},

@@ -98,14 +98,16 @@ const std::vector<std::string>& AllWorkloads() {
           "fillseq",     "fillrandom", "overwrite",       "readrandom",
           "readmissing", "readhot",    "multireadrandom", "multireadmissing",
           "seekrandom",  "scanrandom", "seekbounded",     "readseq",
-          "readreverse", "compact",    "seekprefix",      "seekprefixmissing"};
+          "readreverse", "compact",    "seekprefix",      "seekprefixmissing",
+          "seekempty"};
   return *kAll;
 }
 
 bool IsScanWorkload(std::string_view name) {
   return name == "seekrandom" || name == "scanrandom" ||
          name == "seekbounded" || name == "readseq" || name == "readreverse" ||
-         name == "seekprefix" || name == "seekprefixmissing";
+         name == "seekprefix" || name == "seekprefixmissing" ||
+         name == "seekempty";
 }
 
 bool IsReadWorkload(std::string_view name) {
@@ -115,7 +117,10 @@ bool IsReadWorkload(std::string_view name) {
 
 absl::StatusOr<std::unique_ptr<Runner>> Runner::Open(
     const BenchConfig& config) {
-  if (absl::Status s = KeySpace::Validate(config.num, config.key_size);
+  if (absl::Status s = KeySpace::Validate(config.num, config.key_size,
+                                          config.binary_keys
+                                              ? KeySpace::KeyFormat::kBinary
+                                              : KeySpace::KeyFormat::kDecimal);
       !s.ok()) {
     return s;
   }
@@ -160,7 +165,9 @@ Runner::Runner(const BenchConfig& config, std::string path, bool remove_after)
     : config_(config),
       path_(std::move(path)),
       remove_after_(remove_after),
-      keys_(config.num, config.key_size),
+      keys_(config.num, config.key_size,
+            config.binary_keys ? KeySpace::KeyFormat::kBinary
+                               : KeySpace::KeyFormat::kDecimal),
       values_(config.value_size, config.seed, !config.incompressible_values) {}
 
 Runner::~Runner() {
@@ -229,6 +236,8 @@ absl::StatusOr<WorkloadResult> Runner::Run(
     s = Scans(/*max_entries=*/100, /*bounded=*/false, &r);
   } else if (name == "seekbounded") {
     s = Scans(/*max_entries=*/100, /*bounded=*/true, &r);
+  } else if (name == "seekempty") {
+    s = EmptySeeks(&r);
   } else if (name == "seekprefix" || name == "seekprefixmissing") {
     s = PrefixSeeks(name == "seekprefixmissing", &r);
   } else if (name == "readseq" || name == "readreverse") {
@@ -263,6 +272,10 @@ absl::StatusOr<WorkloadResult> Runner::Run(
         after.prefix_filter_probes - before.prefix_filter_probes;
     d.prefix_filter_negatives =
         after.prefix_filter_negatives - before.prefix_filter_negatives;
+    d.range_filter_probes =
+        after.range_filter_probes - before.range_filter_probes;
+    d.range_filter_negatives =
+        after.range_filter_negatives - before.range_filter_negatives;
     r.stats = d;
     r.theoretical_fpr = theoretical_fpr_;
   }
@@ -332,7 +345,7 @@ absl::Status Runner::CheckFound(const WorkloadResult& r) const {
                         r.name == "seekprefix";
   if ((want_all && r.found != r.ops) ||
       ((r.name == "readmissing" || r.name == "multireadmissing" ||
-        r.name == "seekprefixmissing") &&
+        r.name == "seekprefixmissing" || r.name == "seekempty") &&
        r.found != 0) ||
       ((r.name == "readseq" || r.name == "readreverse") &&
        r.found != config_.num)) {
@@ -597,6 +610,25 @@ absl::Status Runner::PrefixSeeks(bool missing, WorkloadResult* r) {
     // The prefix's successor: its digits or ':' are never 0xff.
     plan->upper = plan->key;
     plan->upper.back() = static_cast<char>(plan->upper.back() + 1);
+    plan->options.iterate_lower_bound = plan->key;
+    plan->options.iterate_upper_bound = plan->upper;
+    plan->seek = plan->key;
+    plan->max_entries = ~uint64_t{0};
+    plan->found_if_at_seek_key = false;
+  });
+}
+
+absl::Status Runner::EmptySeeks(WorkloadResult* r) {
+  if (!keys_.binary() || config_.range_len < 1 ||
+      config_.range_len >= (uint64_t{1} << KeySpace::kBinaryShift)) {
+    return absl::InvalidArgumentError(
+        "seekempty needs --key_format binary and 1 <= --range_len < 65536");
+  }
+  return RunScans(107, r, [&](Random& rnd, ScanPlan* plan) {
+    plan->key.resize(config_.key_size);
+    plan->upper.resize(config_.key_size);
+    keys_.EmptyRange(rnd.Uniform(config_.num), config_.range_len,
+                     plan->key.data(), plan->upper.data());
     plan->options.iterate_lower_bound = plan->key;
     plan->options.iterate_upper_bound = plan->upper;
     plan->seek = plan->key;

@@ -46,6 +46,11 @@ struct BenchConfig {
   int prefix_len = 0;
   // Options::range_filter_bits_per_key (0: none).
   double range_filter_bits = 0.0;
+  // Keys as zero-padded decimal numbers, or as big-endian integers with
+  // gaps (KeySpace::Format::kBinary; seekempty needs them).
+  bool binary_keys = false;
+  // Integers in each range of seekempty, 1 .. 2^16 - 1.
+  uint64_t range_len = 32;
   // Values of random bytes (ValueSource), which compression cannot shrink.
   bool incompressible_values = false;
   double bits_per_key = 10.0;
@@ -177,6 +182,9 @@ class Runner {
   // absent (the first prefix_len-1 bytes of a present key and ':', which
   // sorts after every digit: inside the key range, holding no key).
   absl::Status PrefixSeeks(bool missing, WorkloadResult* r);
+  // seekempty: bounded scans over range_len consecutive absent integers
+  // just after a random present key (binary keys).
+  absl::Status EmptySeeks(WorkloadResult* r);
   // One scan of a scan workload: an iterator made with `options`, a Seek to
   // `seek`, then up to max_entries entries. Found: the Seek landed on `seek`
   // itself (found_if_at_seek_key), or else the scan read any entry. The
