@@ -110,7 +110,7 @@ class RangeFilterReader {
 
   // Blocks a range may span and still be searched (each costs a successor
   // search or two); wider ranges are answered "maybe".
-  static constexpr uint64_t kMaxBlocksSearched = 8;
+  static constexpr uint64_t kMaxBlocksSearched = 32;
 
  private:
   RangeFilterReader() = default;
