@@ -132,9 +132,9 @@ class TableCache {
   // the shared direct one, so the kernel reads ahead for it. When options'
   // bounds confine the scan to one prefix (ScanPrefix in db/scan_prefix.h)
   // and the table's prefix filter rules the prefix out, an empty iterator
-  // (no block read). Block reads are counted into *stats as Table::NewIterator says
-  // (nullptr: not counted).
-  // REQUIRES: the TableCache, and *stats, outlive the iterator.
+  // (no block read). Block reads are counted into *stats as Table::NewIterator
+  // says (nullptr: not counted). REQUIRES: the TableCache, and *stats, outlive
+  // the iterator.
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
                                         uint64_t file_number,
                                         uint64_t file_size,
