@@ -250,33 +250,8 @@ absl::StatusOr<WorkloadResult> Runner::Run(
   }
   if (!s.ok()) return AsStatus(s, r.name);
   if (r.point_reads || IsScanWorkload(name)) {
-    const ReadStats after = db_->GetReadStats();
-    ReadStats d;
-    d.gets = after.gets - before.gets;
-    d.memtable_hits = after.memtable_hits - before.memtable_hits;
-    d.tables_probed = after.tables_probed - before.tables_probed;
-    d.filter_negatives = after.filter_negatives - before.filter_negatives;
-    d.filter_positives = after.filter_positives - before.filter_positives;
-    d.filter_false_positives =
-        after.filter_false_positives - before.filter_false_positives;
-    d.block_cache_hits = after.block_cache_hits - before.block_cache_hits;
-    d.block_reads = after.block_reads - before.block_reads;
-    d.bytes_read = after.bytes_read - before.bytes_read;
-    d.table_loads = after.table_loads - before.table_loads;
-    d.seeks = after.seeks - before.seeks;
-    d.iterator_block_reads =
-        after.iterator_block_reads - before.iterator_block_reads;
-    d.iterator_block_cache_hits =
-        after.iterator_block_cache_hits - before.iterator_block_cache_hits;
-    d.prefix_filter_probes =
-        after.prefix_filter_probes - before.prefix_filter_probes;
-    d.prefix_filter_negatives =
-        after.prefix_filter_negatives - before.prefix_filter_negatives;
-    d.range_filter_probes =
-        after.range_filter_probes - before.range_filter_probes;
-    d.range_filter_negatives =
-        after.range_filter_negatives - before.range_filter_negatives;
-    r.stats = d;
+    r.stats = db_->GetReadStats();
+    r.stats -= before;
     r.theoretical_fpr = theoretical_fpr_;
   }
   if (absl::Status v = CheckFound(r); !v.ok()) return v;

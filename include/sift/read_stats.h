@@ -74,6 +74,27 @@ struct ReadStats {
     range_filter_negatives += o.range_filter_negatives;
     return *this;
   }
+  // The counts since `o` was taken: the difference field by field.
+  ReadStats& operator-=(const ReadStats& o) {
+    gets -= o.gets;
+    memtable_hits -= o.memtable_hits;
+    tables_probed -= o.tables_probed;
+    filter_negatives -= o.filter_negatives;
+    filter_positives -= o.filter_positives;
+    filter_false_positives -= o.filter_false_positives;
+    block_cache_hits -= o.block_cache_hits;
+    block_reads -= o.block_reads;
+    bytes_read -= o.bytes_read;
+    table_loads -= o.table_loads;
+    seeks -= o.seeks;
+    iterator_block_reads -= o.iterator_block_reads;
+    iterator_block_cache_hits -= o.iterator_block_cache_hits;
+    prefix_filter_probes -= o.prefix_filter_probes;
+    prefix_filter_negatives -= o.prefix_filter_negatives;
+    range_filter_probes -= o.range_filter_probes;
+    range_filter_negatives -= o.range_filter_negatives;
+    return *this;
+  }
 };
 
 }  // namespace sift
