@@ -63,6 +63,33 @@ std::string FilterStatsText(DBState& state, const Version& current) {
   return out;
 }
 
+// Filter memory of level `level`'s tables that are open now (a table not
+// yet opened holds none).
+TableCache::FilterBytes LevelFilterBytes(DBState& state, const Version& current,
+                                         int level) {
+  TableCache::FilterBytes sum;
+  for (const auto& f : current.files(level)) {
+    const TableCache::FilterBytes b =
+        state.table_cache->FilterMemoryUsageOf(f->number);
+    sum.total += b.total;
+    sum.range += b.range;
+  }
+  return sum;
+}
+
+// The level N named by `name` = `prefix` + decimal N, if it is one.
+std::optional<int> LevelOfProperty(std::string_view name,
+                                   std::string_view prefix) {
+  if (name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::string_view rest = name.substr(prefix.size());
+  uint64_t level = 0;
+  if (!ConsumeDecimalNumber(&rest, &level) || !rest.empty() ||
+      level >= static_cast<uint64_t>(config::kNumLevels)) {
+    return std::nullopt;
+  }
+  return static_cast<int>(level);
+}
+
 std::string StatsText(DBState& state) {
   std::shared_ptr<const Version> current;
   std::array<CompactionStats, config::kNumLevels> level_stats;
@@ -78,29 +105,27 @@ std::string StatsText(DBState& state) {
 
   std::string out;
   absl::StrAppend(&out,
-                  "Level  Files   Size(MiB)  Filter(KiB)    Time(s)  "
-                  "Read(MiB)  Write(MiB)\n"
-                  "-----  -----  ----------  -----------  ---------  "
-                  "---------  ----------\n");
+                  "Level  Files   Size(MiB)  Filter(KiB)  Range(KiB)    "
+                  "Time(s)  Read(MiB)  Write(MiB)\n"
+                  "-----  -----  ----------  -----------  ----------  "
+                  "---------  ---------  ----------\n");
   for (int level = 0; level < config::kNumLevels; ++level) {
     const CompactionStats& cs = level_stats[level];
     if (current->NumFiles(level) == 0 && cs.micros == 0 &&
         cs.output_files == 0) {
       continue;
     }
-    // Filters of the tables currently open (a table not yet opened holds no
-    // filter memory).
-    size_t filter_bytes = 0;
-    for (const auto& f : current->files(level)) {
-      filter_bytes += state.table_cache->FilterMemoryUsageOf(f->number);
-    }
+    // Filter is point and range filters together, Range the range
+    // filters' part.
+    const TableCache::FilterBytes filter =
+        LevelFilterBytes(state, *current, level);
     absl::StrAppend(
         &out,
-        absl::StrFormat("%5d  %5d  %10.2f  %11.1f  %9.2f  %9.2f  %10.2f\n",
-                        level, current->NumFiles(level),
-                        current->NumLevelBytes(level) / kMiB,
-                        filter_bytes / 1024.0, cs.micros / 1e6,
-                        cs.bytes_read / kMiB, cs.bytes_written / kMiB));
+        absl::StrFormat(
+            "%5d  %5d  %10.2f  %11.1f  %10.1f  %9.2f  %9.2f  %10.2f\n", level,
+            current->NumFiles(level), current->NumLevelBytes(level) / kMiB,
+            filter.total / 1024.0, filter.range / 1024.0, cs.micros / 1e6,
+            cs.bytes_read / kMiB, cs.bytes_written / kMiB));
   }
 
   absl::StrAppend(&out, FilterStatsText(state, *current));
@@ -118,8 +143,17 @@ std::string StatsText(DBState& state) {
                       "cache hits; block reads per Get %.4f\n",
                       rs.block_reads, rs.bytes_read, rs.block_cache_hits,
                       rs.ReadAmplification()),
-      absl::StrFormat("  tables loaded again (not open): %u\n",
-                      rs.table_loads));
+      absl::StrFormat("  tables loaded again (not open): %u\n", rs.table_loads),
+      absl::StrFormat("  iterators: %u seeks, %u blocks read from files, %u "
+                      "block cache hits\n",
+                      rs.seeks, rs.iterator_block_reads,
+                      rs.iterator_block_cache_hits),
+      absl::StrFormat("  prefix filter: %u probes, %u negatives\n",
+                      rs.prefix_filter_probes, rs.prefix_filter_negatives),
+      absl::StrFormat("  range filter: %u probes, %u negatives, %u false "
+                      "positives\n",
+                      rs.range_filter_probes, rs.range_filter_negatives,
+                      rs.range_filter_false_positives));
   absl::StrAppend(&out, "Memory: filters ",
                   state.table_cache->FilterMemoryUsage(), " bytes, indexes ",
                   state.table_cache->IndexMemoryUsage(), " bytes, ",
@@ -149,16 +183,19 @@ std::optional<std::string> GetDBProperty(DBState& state,
   if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
   name.remove_prefix(kPrefix.size());
 
-  constexpr std::string_view kFilesAtLevel = "num-files-at-level";
-  if (name.substr(0, kFilesAtLevel.size()) == kFilesAtLevel) {
-    std::string_view rest = name.substr(kFilesAtLevel.size());
-    uint64_t level = 0;
-    if (!ConsumeDecimalNumber(&rest, &level) || !rest.empty() ||
-        level >= static_cast<uint64_t>(config::kNumLevels)) {
-      return std::nullopt;
-    }
+  if (const std::optional<int> level =
+          LevelOfProperty(name, "num-files-at-level")) {
     MutexLock lock(&state.mutex);
-    return absl::StrCat(state.versions->NumLevelFiles(static_cast<int>(level)));
+    return absl::StrCat(state.versions->NumLevelFiles(*level));
+  }
+  if (const std::optional<int> level =
+          LevelOfProperty(name, "filter-memory-bytes-at-level")) {
+    std::shared_ptr<const Version> current;
+    {
+      MutexLock lock(&state.mutex);
+      current = state.versions->current();
+    }
+    return absl::StrCat(LevelFilterBytes(state, *current, *level).total);
   }
   if (name == "stats") return StatsText(state);
   if (name == "recovery") {

@@ -65,6 +65,63 @@ class TableHoldingIterator final : public Iterator {
   std::unique_ptr<Iterator> iter_;
 };
 
+// Wraps the iterator of a table whose range filter said [lower, upper) may
+// hold a key, and judges that answer on the iterator's first positioning when
+// it is a Seek to the lower bound (as DBIter::Seek(lower) does): finding no
+// key below upper there makes it a false positive, counted in
+// stats->range_filter_false_positives. Other first positionings (a Seek
+// inside the range, SeekToLast for a reverse scan) are not judged: what they
+// find does not tell whether [lower, upper) holds a key.
+//
+// The bounds' bytes belong to the ReadOptions of the DB iterator, which
+// keeps them alive for its life and so for this iterator's.
+class RangeFalsePositiveJudge final : public Iterator {
+ public:
+  RangeFalsePositiveJudge(std::unique_ptr<Iterator> iter,
+                          const Comparator* user_comparator,
+                          std::string_view lower, std::string_view upper,
+                          ReadStats* stats)
+      : iter_(std::move(iter)),
+        user_comparator_(user_comparator),
+        lower_(lower),
+        upper_(upper),
+        stats_(stats) {}
+
+  bool Valid() const override { return iter_->Valid(); }
+  void SeekToFirst() override {
+    judged_ = true;
+    iter_->SeekToFirst();
+  }
+  void SeekToLast() override {
+    judged_ = true;
+    iter_->SeekToLast();
+  }
+  void Seek(std::string_view target) override {
+    iter_->Seek(target);
+    if (judged_) return;
+    judged_ = true;
+    if (ExtractUserKey(target) != lower_) return;
+    if (!iter_->status().ok()) return;  // unknown, not a false positive
+    if (!iter_->Valid() ||
+        user_comparator_->Compare(ExtractUserKey(iter_->key()), upper_) >= 0) {
+      ++stats_->range_filter_false_positives;
+    }
+  }
+  void Next() override { iter_->Next(); }
+  void Prev() override { iter_->Prev(); }
+  std::string_view key() const override { return iter_->key(); }
+  std::string_view value() const override { return iter_->value(); }
+  absl::Status status() const override { return iter_->status(); }
+
+ private:
+  const std::unique_ptr<Iterator> iter_;
+  const Comparator* const user_comparator_;
+  const std::string_view lower_;
+  const std::string_view upper_;
+  ReadStats* const stats_;
+  bool judged_ = false;
+};
+
 RandomAccessMode ReadModeOf(const Options& options) {
   if (options.use_direct_reads) return RandomAccessMode::kDirect;
   return options.allow_mmap_reads ? RandomAccessMode::kMemoryMapped
@@ -120,6 +177,7 @@ TableCache::TableCache(std::string dbname, const Options& options,
       max_pinned_tables_(static_cast<size_t>(max_open_tables)),
       read_mode_(ReadModeOf(options)),
       env_(options.env),
+      user_comparator_(icmp->user_comparator()),
       table_options_(MakeTableOptions(options, icmp, block_cache)),
       cache_(NewLRUCache(static_cast<size_t>(max_open_tables))) {}
 
@@ -285,10 +343,18 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
   }
   // So does a scan with both bounds whose range filter rules them out.
   if (options.iterate_lower_bound.has_value() &&
-      options.iterate_upper_bound.has_value() &&
-      !t.RangeMayMatch(options.iterate_lower_bound, options.iterate_upper_bound,
-                       stats)) {
-    return NewEmptyIterator();
+      options.iterate_upper_bound.has_value()) {
+    if (!t.RangeMayMatch(options.iterate_lower_bound,
+                         options.iterate_upper_bound, stats)) {
+      return NewEmptyIterator();
+    }
+    if (t.has_range_filter() && stats != nullptr) {
+      return std::make_unique<RangeFalsePositiveJudge>(
+          std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
+                                                           options, stats),
+          user_comparator_, *options.iterate_lower_bound,
+          *options.iterate_upper_bound, stats);
+    }
   }
   return std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
                                                           options, stats);
@@ -316,10 +382,13 @@ size_t TableCache::NumOpenTables() const {
   return usage_.open_tables.load(std::memory_order_relaxed);
 }
 
-size_t TableCache::FilterMemoryUsageOf(uint64_t file_number) const {
+TableCache::FilterBytes TableCache::FilterMemoryUsageOf(
+    uint64_t file_number) const {
   Cache::Handle* h = cache_->Lookup(CacheKey(file_number).view());
-  if (h == nullptr) return 0;
-  const size_t bytes = static_cast<OpenTable*>(cache_->Value(h))->filter_bytes;
+  if (h == nullptr) return {};
+  const auto* open = static_cast<OpenTable*>(cache_->Value(h));
+  const FilterBytes bytes{open->filter_bytes,
+                          open->table->RangeFilterMemoryUsage()};
   cache_->Release(h);
   return bytes;
 }

@@ -152,9 +152,13 @@ class TableCache {
   size_t IndexMemoryUsage() const;
   // Tables currently open.
   size_t NumOpenTables() const;
-  // Filter bytes of table file_number if it is open right now, else 0. Does
+  // Filter bytes of table file_number if it is open right now, else 0s. Does
   // not open the table (but counts as a use for the LRU order).
-  size_t FilterMemoryUsageOf(uint64_t file_number) const;
+  struct FilterBytes {
+    size_t total = 0;  // point and range filter
+    size_t range = 0;  // the range filter's part of total
+  };
+  FilterBytes FilterMemoryUsageOf(uint64_t file_number) const;
 
   // Memory accounting shared with the cache entries: an entry's deleter
   // subtracts what its table added, even while the cache is being destroyed.
@@ -177,6 +181,7 @@ class TableCache {
   const size_t max_pinned_tables_;
   const RandomAccessMode read_mode_;
   Env* const env_;
+  const Comparator* const user_comparator_;  // iteration bounds compare so
   const TableOptions table_options_;
   Usage usage_;  // declared before cache_: outlives the entries' deleters
   std::unique_ptr<Cache> cache_;

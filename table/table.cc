@@ -482,10 +482,15 @@ bool Table::PrefixMayMatch(std::string_view prefix, ReadStats* stats) const {
   }
   return may_match;
 }
+bool Table::has_range_filter() const { return rep_->range_filter != nullptr; }
+
 size_t Table::FilterMemoryUsage() const {
   return (rep_->filter != nullptr ? rep_->filter->MemoryUsage() : 0) +
-         (rep_->range_filter != nullptr ? rep_->range_filter->MemoryUsage()
-                                        : 0);
+         RangeFilterMemoryUsage();
+}
+
+size_t Table::RangeFilterMemoryUsage() const {
+  return rep_->range_filter != nullptr ? rep_->range_filter->MemoryUsage() : 0;
 }
 size_t Table::IndexMemoryUsage() const { return rep_->index->size(); }
 

@@ -170,8 +170,11 @@ class Table {
   bool RangeMayMatch(std::optional<std::string_view> lower,
                      std::optional<std::string_view> upper,
                      ReadStats* stats) const;
+  bool has_range_filter() const;
   // Bytes held in memory for the filters, point and range (0 if none).
   size_t FilterMemoryUsage() const;
+  // The range filter's share of FilterMemoryUsage() (0 if none).
+  size_t RangeFilterMemoryUsage() const;
   // Bytes held in memory for the index block.
   size_t IndexMemoryUsage() const;
 

@@ -131,10 +131,13 @@ class DB {
   virtual ReadStats GetReadStats() const = 0;
 
   // A property of the database as text, or nullopt if the name is unknown:
-  //   "sift.stats"                   per-level files, bytes and filter memory,
-  //                                  plus the read stats
+  //   "sift.stats"                   per-level files, bytes and filter memory
+  //                                  (point and range filters, and the range
+  //                                  filters' part), plus the read stats
   //   "sift.num-files-at-level<N>"   number of tables at level N
-  //   "sift.filter-memory-bytes"     bytes of filters held by open tables
+  //   "sift.filter-memory-bytes"     bytes of filters (point and range) held
+  //                                  by open tables
+  //   "sift.filter-memory-bytes-at-level<N>"  the same for level N's tables
   //   "sift.index-memory-bytes"      bytes of indexes held by open tables
   //   "sift.sstables"                every live table by level
   //   "sift.approximate-memory-usage" memtables + block cache

@@ -35,9 +35,15 @@ struct ReadStats {
   uint64_t prefix_filter_negatives = 0;
   // Range filters (Options::range_filter_bits_per_key): tables a bounded
   // iterator asked whether its bounds may hold a key, and those it skipped
-  // because the filter said no. Counted when the iterator is destroyed.
+  // because the filter said no. Of the tables whose filter said "maybe",
+  // those found to hold no key in the bounds are false positives; judged
+  // only when the iterator's first positioning is Seek(lower bound), so
+  // range_filter_false_positives / (range_filter_negatives +
+  // range_filter_false_positives) is the measured FPR of such scans over
+  // tables holding no key in range. Counted when the iterator is destroyed.
   uint64_t range_filter_probes = 0;
   uint64_t range_filter_negatives = 0;
+  uint64_t range_filter_false_positives = 0;
 
   // false_positives / (negatives + false_positives): the filters' measured
   // false-positive rate over tables that did not hold the key. 0 if none.
@@ -72,6 +78,7 @@ struct ReadStats {
     prefix_filter_negatives += o.prefix_filter_negatives;
     range_filter_probes += o.range_filter_probes;
     range_filter_negatives += o.range_filter_negatives;
+    range_filter_false_positives += o.range_filter_false_positives;
     return *this;
   }
   // The counts since `o` was taken: the difference field by field.
@@ -93,6 +100,7 @@ struct ReadStats {
     prefix_filter_negatives -= o.prefix_filter_negatives;
     range_filter_probes -= o.range_filter_probes;
     range_filter_negatives -= o.range_filter_negatives;
+    range_filter_false_positives -= o.range_filter_false_positives;
     return *this;
   }
 };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
@@ -93,6 +94,97 @@ TEST_F(DBRangeFilterTest, EmptyRangesReadNoBlock) {
   int n = 0;
   for (it->Seek(lo); it->Valid(); it->Next()) ++n;
   EXPECT_EQ(n, 10);
+}
+
+// With every key in one table, each "maybe" of an empty range is a false
+// positive the iterator's Seek(lower) finds, and none is counted for ranges
+// that hold keys.
+TEST_F(DBRangeFilterTest, CountsFalsePositives) {
+  options_.write_buffer_size = 8 << 20;
+  options_.max_file_size = 8 << 20;
+  options_.range_filter_bits_per_key = 8;  // L = 4: at most 4/64 = 6.25%
+  Open();
+  for (uint64_t i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), BigEndian(64 * i), "v").ok());
+  }
+  ASSERT_TRUE(db_->Flush().ok());
+  int tables = 0;
+  for (int level = 0; level < 7; ++level) {
+    tables += std::atoi(
+        db_->GetProperty("sift.num-files-at-level" + std::to_string(level))
+            ->c_str());
+  }
+  ASSERT_EQ(tables, 1);
+  auto seek = [&](uint64_t start, uint64_t length) {
+    const std::string lo = BigEndian(start), hi = BigEndian(start + length);
+    ReadOptions ro;
+    ro.iterate_lower_bound = lo;
+    ro.iterate_upper_bound = hi;
+    std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+    it->Seek(lo);
+    const bool found = it->Valid();
+    EXPECT_TRUE(it->status().ok());
+    return found;
+  };
+  Random rnd(5);
+  ReadStats before = db_->GetReadStats();
+  for (int q = 0; q < 4000; ++q) {
+    ASSERT_FALSE(seek(64 * rnd.Uniform(20000) + 1, 4));
+  }
+  ReadStats d = db_->GetReadStats();
+  d -= before;
+  EXPECT_EQ(d.range_filter_probes, 4000u);
+  EXPECT_GT(d.range_filter_false_positives, 0u);
+  EXPECT_EQ(d.range_filter_false_positives,
+            d.range_filter_probes - d.range_filter_negatives);
+  EXPECT_LE(d.range_filter_false_positives, 4000u * 625 / 10000 * 3 / 2);
+  before = db_->GetReadStats();
+  for (int q = 0; q < 500; ++q) {
+    ASSERT_TRUE(seek(64 * rnd.Uniform(20000), 4));
+  }
+  d = db_->GetReadStats();
+  d -= before;
+  EXPECT_EQ(d.range_filter_probes, 500u);
+  EXPECT_EQ(d.range_filter_negatives, 0u);
+  EXPECT_EQ(d.range_filter_false_positives, 0u);
+  const ReadStats total = db_->GetReadStats();
+  EXPECT_NE(db_->GetProperty("sift.stats")
+                ->find(absl::StrCat(
+                    "range filter: 4500 probes, ", total.range_filter_negatives,
+                    " negatives, ", total.range_filter_false_positives,
+                    " false positives")),
+            std::string::npos)
+      << *db_->GetProperty("sift.stats");
+}
+
+// Per-level filter memory adds up to the total and shows in sift.stats.
+TEST_F(DBRangeFilterTest, FilterMemoryPerLevel) {
+  Open();
+  for (uint64_t i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), BigEndian(64 * i), "v").ok());
+  }
+  ASSERT_TRUE(db_->Flush().ok());
+  // Open every table: a table not open holds no filter memory.
+  for (uint64_t i = 0; i < 20000; i += 97) {
+    std::string v;
+    ASSERT_TRUE(db_->Get(ReadOptions(), BigEndian(64 * i), &v).ok());
+  }
+  uint64_t sum = 0;
+  int levels_with_filters = 0;
+  for (int level = 0; level < 7; ++level) {
+    const std::optional<std::string> v = db_->GetProperty(
+        "sift.filter-memory-bytes-at-level" + std::to_string(level));
+    ASSERT_TRUE(v.has_value()) << level;
+    const uint64_t bytes = std::strtoull(v->c_str(), nullptr, 10);
+    sum += bytes;
+    levels_with_filters += bytes > 0;
+  }
+  EXPECT_GT(levels_with_filters, 0);
+  EXPECT_EQ(std::to_string(sum), *db_->GetProperty("sift.filter-memory-bytes"));
+  EXPECT_FALSE(db_->GetProperty("sift.filter-memory-bytes-at-level7"));
+  EXPECT_FALSE(db_->GetProperty("sift.filter-memory-bytes-at-level"));
+  EXPECT_NE(db_->GetProperty("sift.stats")->find("Range(KiB)"),
+            std::string::npos);
 }
 
 TEST_F(DBRangeFilterTest, OptionIsChecked) {

@@ -126,7 +126,7 @@ TEST_F(TableCacheTest, KeepsFewTablesOpenAndCountsTheirFilters) {
   size_t open_filters = 0;
   size_t open = 0;
   for (const FileMetaData& f : files) {
-    const size_t bytes = small->FilterMemoryUsageOf(f.number);
+    const size_t bytes = small->FilterMemoryUsageOf(f.number).total;
     open_filters += bytes;
     if (bytes > 0) ++open;
   }
