@@ -33,8 +33,24 @@ struct PeerSettings {
   double bits_per_key = 10;
   // Block compression for every engine: "none" or "snappy".
   std::string compression = "none";
-  // Scans per scan workload (seekrandom, scanrandom, seekbounded, ycsb_e).
+  // Scans per scan workload (seekrandom, scanrandom, seekbounded, the range
+  // seeks below, ycsb_e).
   uint64_t scans = 100000;
+  // 0: no prefix extractor. Else sift's Options::prefix_extractor and
+  // RocksDB's are fixed prefixes of this many bytes, with whole keys kept in
+  // the filters too (so Gets are filtered as without it), and the workloads
+  // seekprefix and seekprefixmissing run. LevelDB has no prefix filters.
+  // REQUIRES: 0 <= prefix_len < key_size
+  int prefix_len = 0;
+  // sift's Options::range_filter_bits_per_key (0: none). LevelDB and RocksDB
+  // have no range filter.
+  double range_bits_per_key = 0;
+  // KeySpace's key format, "decimal" or "binary"; seekempty needs "binary"
+  // (its empty ranges are the integers between two binary keys).
+  std::string key_format = "decimal";
+  // Absent integers per seekempty range.
+  // REQUIRES: 1 <= range_len < 2^KeySpace::kBinaryShift
+  uint64_t range_len = 32;
   // sift's filter layout, "blocked" or "binary_fuse" (allocated per level
   // either way); LevelDB and RocksDB keep their own Bloom filters.
   std::string sift_filter = "blocked";
@@ -118,6 +134,12 @@ class Engine {
   // `upper` as their bound; LevelDB compares each key, as its users must.
   virtual absl::Status Scan(std::string_view start, std::string_view upper,
                             uint64_t n, ScanTotals* out) = 0;
+  // One scan of the range [lower, upper) with an iterator of its own:
+  // Seek(lower), then Next until the first key >= `upper` or the end. sift
+  // and RocksDB are given both bounds (and decide from them whether a prefix
+  // or range filter may rule tables out); LevelDB compares each key.
+  virtual absl::Status SeekRange(std::string_view lower, std::string_view upper,
+                                 ScanTotals* out) = 0;
   // Every entry, in order or in reverse, with one iterator.
   virtual absl::Status ScanAll(bool reverse, ScanTotals* out) = 0;
   // Tables per level (the engine's num-files-at-level<N> property).

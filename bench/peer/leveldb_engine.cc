@@ -134,6 +134,19 @@ class LevelDbEngine final : public Engine {
     out->entries += i;
     return FromLevelDb(it->status());
   }
+  absl::Status SeekRange(std::string_view lower, std::string_view upper,
+                         ScanTotals* out) override {
+    std::unique_ptr<leveldb::Iterator> it(
+        db_->NewIterator(leveldb::ReadOptions()));
+    const leveldb::Slice limit(upper.data(), upper.size());
+    uint64_t i = 0;
+    for (it->Seek(leveldb::Slice(lower.data(), lower.size()));
+         it->Valid() && it->key().compare(limit) < 0; it->Next(), ++i) {
+      out->bytes += it->key().size() + it->value().size();
+    }
+    out->entries += i;
+    return FromLevelDb(it->status());
+  }
   absl::Status ScanAll(bool reverse, ScanTotals* out) override {
     std::unique_ptr<leveldb::Iterator> it(
         db_->NewIterator(leveldb::ReadOptions()));

@@ -244,14 +244,16 @@ absl::Status RunMultiGets(Engine* e, KeyDraws* draws, int key_size,
   return absl::OkStatus();
 }
 
-// The scan workloads (seekrandom, scanrandom, seekbounded, ycsb_e): the
-// ops are scans (each with its iterator), the entries what they visited.
+// The scan workloads (seekrandom, scanrandom, seekbounded, the range seeks,
+// ycsb_e): the ops are scans (each with its iterator), the entries what they
+// visited.
 struct ScanRun {
   Histogram lat;  // per scan (ycsb_e: per operation)
   uint64_t ops = 0;
   uint64_t inserts = 0;
   uint64_t nanos = 0;
   uint64_t block_reads = 0;
+  uint64_t nonempty = 0;  // scans that visited at least one entry
   Engine::ScanTotals walked;
 
   Json ToJson() const {
@@ -265,6 +267,7 @@ struct ScanRun {
             {"entries", walked.entries},
             {"entries_per_sec", double(walked.entries) / seconds},
             {"entries_per_scan", double(walked.entries) / double(scans)},
+            {"nonempty", nonempty},
             {"latency_us", LatencyJson(lat)},
             {"block_reads", block_reads},
             {"block_reads_per_seek",
@@ -312,8 +315,10 @@ absl::Status RunScans(Engine* e, const KeySpace& keys,
         keys.Present(std::min(i + 100, s.num), upper.data());
         limit = upper;
       }
+      const uint64_t entries0 = run->walked.entries;
       absl::Status st = e->Scan(start, limit, n, &run->walked);
       if (!st.ok()) return st;
+      run->nonempty += run->walked.entries > entries0;
     }
     run->lat.Add(double(NowNanos() - t0) / 1e3);
     ++run->ops;
@@ -323,11 +328,73 @@ absl::Status RunScans(Engine* e, const KeySpace& keys,
   return absl::OkStatus();
 }
 
+// The bounded range seeks, each scan one SeekRange over bounds defined as
+// kvbench's workloads of the same names define them, so that their figures
+// compare:
+//   seekprefix: the whole range of the first prefix_len bytes of a random
+//     present key, [prefix, prefix with its last byte + 1);
+//   seekprefixmissing: the same with the prefix's last byte ':', which no
+//     decimal key holds there (nor a binary key, if that byte is one of the
+//     two zero bytes below the integer: prefix_len = key_size - 1);
+//   seekempty: the range_len absent integers right after a random present
+//     key (binary keys).
+// The last two must find nothing: a scan that does means the workload is
+// not what it claims, and fails the run.
+enum class RangeKind { kPrefix, kPrefixMissing, kEmpty };
+
+absl::Status RunRangeSeeks(Engine* e, const KeySpace& keys,
+                           const PeerSettings& s, const char* name,
+                           RangeKind kind, uint64_t seed, ScanRun* run) {
+  Random rnd(seed);
+  std::string lower, upper;
+  const uint64_t reads0 = e->counter().foreground_reads();
+  const uint64_t t_start = NowNanos();
+  for (uint64_t op = 0; op < s.scans; ++op) {
+    const uint64_t i = rnd.Uniform(s.num);
+    lower.resize(static_cast<size_t>(s.key_size));
+    if (kind == RangeKind::kEmpty) {
+      upper.resize(static_cast<size_t>(s.key_size));
+      keys.EmptyRange(i, s.range_len, lower.data(), upper.data());
+    } else {
+      keys.Present(i, lower.data());
+      lower.resize(static_cast<size_t>(s.prefix_len));
+      if (kind == RangeKind::kPrefixMissing) lower.back() = ':';
+      // As kvbench's: the successor of every decimal prefix (digits and ':'
+      // are never 0xff), and of binary ones not ending in 0xff.
+      upper = lower;
+      upper.back() = static_cast<char>(upper.back() + 1);
+    }
+    const uint64_t entries0 = run->walked.entries;
+    const uint64_t t0 = NowNanos();
+    absl::Status st = e->SeekRange(lower, upper, &run->walked);
+    run->lat.Add(double(NowNanos() - t0) / 1e3);
+    if (!st.ok()) return st;
+    run->nonempty += run->walked.entries > entries0;
+    ++run->ops;
+  }
+  run->nanos += NowNanos() - t_start;
+  run->block_reads += e->counter().foreground_reads() - reads0;
+  if (kind != RangeKind::kPrefix && run->nonempty > 0) {
+    return absl::InternalError(
+        absl::StrCat(name, ": ", run->nonempty, " of ", run->ops,
+                     " scans found keys in ranges that hold none",
+                     kind == RangeKind::kPrefixMissing && keys.binary()
+                         ? " (binary keys need --prefix_len = --key_size - 1)"
+                         : ""));
+  }
+  return absl::OkStatus();
+}
+
+KeySpace::KeyFormat KeyFormatOf(const PeerSettings& s) {
+  return s.key_format == "binary" ? KeySpace::KeyFormat::kBinary
+                                  : KeySpace::KeyFormat::kDecimal;
+}
+
 // Runs every workload on one engine; the result as JSON.
 absl::StatusOr<Json> RunEngine(const std::string& engine_name,
                                const PeerSettings& s, const std::string& dir) {
   ReadCounter::MarkForegroundThread();
-  const KeySpace keys(s.num, s.key_size);
+  const KeySpace keys(s.num, s.key_size, KeyFormatOf(s));
   const ValueSource values(s.value_size, s.seed);
   const RandomOrder order(s.num, s.seed);
   const ZipfianGenerator zipf(s.num, 0.99);
@@ -428,16 +495,39 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
     }
     results["readhot"] = hot.ToJson();
   }
-  // Scans: the YCSB E shape and its parts, then whole-database walks.
-  // seekbounded is scanrandom with an upper bound 100 keys after the start;
-  // ycsb_e (zipfian starts, 5% inserts) runs last since it writes.
+  // Scans: the YCSB E shape and its parts, then whole-database walks, then
+  // the range seeks (those the settings allow). seekbounded is scanrandom
+  // with an upper bound 100 keys after the start; ycsb_e (zipfian starts, 5%
+  // inserts) runs last since it writes.
   const ScanShape scan_shapes[] = {
       {"seekrandom", false, 0, false, false},
       {"scanrandom", false, 100, false, false},
       {"seekbounded", false, 100, true, false},
       {"ycsb_e", true, 100, false, true},
   };
+  const struct {
+    const char* name;
+    RangeKind kind;
+    bool runs;
+    uint64_t seed;
+  } range_seeks[] = {
+      {"seekprefix", RangeKind::kPrefix, s.prefix_len > 0, 24},
+      {"seekprefixmissing", RangeKind::kPrefixMissing, s.prefix_len > 0, 25},
+      {"seekempty", RangeKind::kEmpty, keys.binary(), 26},
+  };
   for (const ScanShape& shape : scan_shapes) {
+    if (shape.inserts) {
+      for (const auto& r : range_seeks) {
+        if (!r.runs) continue;
+        ScanRun run;
+        if (absl::Status st =
+                RunRangeSeeks(e, keys, s, r.name, r.kind, stream(r.seed), &run);
+            !st.ok()) {
+          return st;
+        }
+        results[r.name] = run.ToJson();
+      }
+    }
     ScanRun run;
     if (absl::Status st = RunScans(e, keys, values, order, zipf, s, shape,
                                    stream(20 + (&shape - scan_shapes)), &run);
@@ -456,6 +546,7 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
         all.nanos = NowNanos() - t0;
         all.ops = 1;
         all.block_reads = e->counter().foreground_reads() - reads0;
+        all.nonempty = all.walked.entries > 0;
         all.lat.Add(double(all.nanos) / 1e3);
         results[reverse ? "readreverse" : "readseq"] = all.ToJson();
       }
@@ -524,14 +615,17 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       "%zu KiB blocks, %.0f MiB block cache, %.0f MiB write buffer, %.0f MiB "
       "tables, %g bits/key (sift: %s), compression %s; MultiGet batches of "
       "%d keys, each alternating with its single-key workload in %d "
-      "slices; scan workloads %s scans each; one engine at a time, each in "
-      "its own process\n\n",
+      "slices; scan workloads %s scans each; %s keys, prefix extractor %d "
+      "bytes (sift, RocksDB; 0: none), range filter %g bits/key (sift), "
+      "seekempty ranges of %s integers; one engine at a time, each in its "
+      "own process\n\n",
       absl::StrCat(s.num).c_str(), s.key_size, s.value_size,
       absl::StrCat(s.reads).c_str(), s.block_size / 1024,
       s.cache_size / 1048576.0, s.write_buffer_size / 1048576.0,
       s.max_file_size / 1048576.0, s.bits_per_key, s.sift_filter.c_str(),
       s.compression.c_str(), s.batch_size, s.read_slices,
-      absl::StrCat(s.scans).c_str());
+      absl::StrCat(s.scans).c_str(), s.key_format.c_str(), s.prefix_len,
+      s.range_bits_per_key, absl::StrCat(s.range_len).c_str());
   const Json* sift = nullptr;
   std::vector<const Json*> peers;
   for (const Json& r : runs) {
@@ -541,7 +635,7 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       peers.push_back(&r);
     }
   }
-  std::printf("%-16s %-14s", "workload", "metric");
+  std::printf("%-17s %-14s", "workload", "metric");
   for (const Json& r : runs) {
     std::printf(" %12s", r["engine"].get<std::string>().c_str());
   }
@@ -599,16 +693,29 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
        1.3, 0},
       {"readreverse", "entries_per_sec", nullptr, "entries/s", true, ">= 1.30x",
        1.3, 0},
+      {"seekprefix", "ops_per_sec", nullptr, "seeks/s", true, "", 0, 0},
+      {"seekprefix", "block_reads_per_seek", nullptr, "blk reads/Seek", false,
+       "", 0, 0},
+      {"seekprefixmissing", "ops_per_sec", nullptr, "seeks/s", true, "", 0, 0},
+      {"seekprefixmissing", "block_reads_per_seek", nullptr, "blk reads/Seek",
+       false, "", 0, 0},
+      {"seekempty", "ops_per_sec", nullptr, "seeks/s", true, "", 0, 0},
+      {"seekempty", "block_reads_per_seek", nullptr, "blk reads/Seek", false,
+       "", 0, 0},
       {"ycsb_e", "ops_per_sec", nullptr, "ops/s", true, ">= 1.50x", 1.5, 0},
       {"ycsb_e", "latency_us", "p99", "p99 us", false, "", 0, 0},
   };
   const char* last_workload = "";
   for (const Row& row : rows) {
+    // The range seeks run only with the settings they need.
+    if (!runs.empty() && !runs.front()["results"].contains(row.workload)) {
+      continue;
+    }
     auto value = [&](const Json& r) {
       const Json& f = r["results"][row.workload][row.field];
       return row.sub ? f[row.sub].get<double>() : f.get<double>();
     };
-    std::printf("%-16s %-14s",
+    std::printf("%-17s %-14s",
                 std::string(row.workload) == last_workload ? "" : row.workload,
                 row.label);
     last_workload = row.workload;
@@ -650,7 +757,7 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
   } speedups[] = {{"multireadrandom", "readrandom", "present keys", 1.3},
                   {"multireadmissing", "readmissing", "absent keys", 2.0}};
   for (const auto& u : speedups) {
-    std::printf("%-16s %-14s",
+    std::printf("%-17s %-14s",
                 u.multi == speedups[0].multi ? "batched/single" : "", u.label);
     for (const Json& r : runs) {
       std::printf(" %11.3fx",
@@ -667,28 +774,28 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
     }
     std::printf(" %14s  sift >= %.2fx %s\n", "-", u.target, verdict.c_str());
   }
-  std::printf("%-16s %-14s", "table reads", "mode");
+  std::printf("%-17s %-14s", "table reads", "mode");
   for (const Json& r : runs) {
     std::printf(" %12s", r["read_mode"].get<std::string>().c_str());
   }
   std::printf("\n");
-  std::printf("%-16s %-14s", "process", "peak RSS MiB");
+  std::printf("%-17s %-14s", "process", "peak RSS MiB");
   for (const Json& r : runs) {
     std::printf(" %12.1f", r["peak_rss_kib"].get<double>() / 1024);
   }
-  std::printf("\n%-16s %-14s", "", "base RSS MiB");
+  std::printf("\n%-17s %-14s", "", "base RSS MiB");
   for (const Json& r : runs) {
     std::printf(" %12.1f", r["baseline_rss_kib"].get<double>() / 1024);
   }
-  std::printf("\n%-16s %-14s", "", "peak anon MiB");
+  std::printf("\n%-17s %-14s", "", "peak anon MiB");
   for (const Json& r : runs) {
     std::printf(" %12.1f", r["peak_rss_anon_kib"].get<double>() / 1024);
   }
-  std::printf("\n%-16s %-14s", "", "base anon MiB");
+  std::printf("\n%-17s %-14s", "", "base anon MiB");
   for (const Json& r : runs) {
     std::printf(" %12.1f", r["baseline_rss_anon_kib"].get<double>() / 1024);
   }
-  std::printf("\n%-16s %-14s", "shape", "tables/level");
+  std::printf("\n%-17s %-14s", "shape", "tables/level");
   for (const Json& r : runs) {
     std::vector<int> shape = r["files_per_level"].get<std::vector<int>>();
     while (shape.size() > 1 && shape.back() == 0) shape.pop_back();
@@ -744,8 +851,28 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "snappy"}));
   app.add_option("--scans", s.scans,
                  "Operations per scan workload (seekrandom, scanrandom, "
-                 "seekbounded, ycsb_e)")
+                 "seekbounded, seekprefix, seekprefixmissing, seekempty, "
+                 "ycsb_e)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--key_format", s.key_format,
+                 "Keys as zero-padded decimal numbers, or as binary "
+                 "big-endian integers with empty ranges between them "
+                 "(runs seekempty)")
+      ->check(CLI::IsMember({"decimal", "binary"}));
+  app.add_option("--prefix_len", s.prefix_len,
+                 "Fixed prefix extractor of sift and RocksDB, in bytes, with "
+                 "whole keys kept in the filters too (0: none; else runs "
+                 "seekprefix and seekprefixmissing; LevelDB has no prefix "
+                 "filters)")
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--range_bits", s.range_bits_per_key,
+                 "sift's range filter bits per key (0: none, else 2 to 64; "
+                 "LevelDB and RocksDB have no range filter)")
+      ->check(CLI::Range(0.0, 64.0));
+  app.add_option("--range_len", s.range_len,
+                 "Absent integers per seekempty range")
+      ->check(
+          CLI::Range(uint64_t{1}, (uint64_t{1} << KeySpace::kBinaryShift) - 1));
   app.add_option("--sift_filter", s.sift_filter,
                  "sift's filter layout (LevelDB and RocksDB keep Bloom "
                  "filters)")
@@ -773,8 +900,13 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (absl::Status st = KeySpace::Validate(s.num, s.key_size); !st.ok()) {
+  if (absl::Status st = KeySpace::Validate(s.num, s.key_size, KeyFormatOf(s));
+      !st.ok()) {
     std::fprintf(stderr, "peer_bench: %s\n", st.ToString().c_str());
+    return 2;
+  }
+  if (s.prefix_len >= s.key_size) {
+    std::fprintf(stderr, "peer_bench: --prefix_len must be below --key_size\n");
     return 2;
   }
   std::vector<std::string> names;
@@ -845,7 +977,11 @@ int Main(int argc, char** argv) {
                        {"sift_filter", s.sift_filter},
                        {"direct_reads", s.direct_reads},
                        {"compression", s.compression},
-                       {"scans", s.scans}};
+                       {"scans", s.scans},
+                       {"key_format", s.key_format},
+                       {"prefix_len", s.prefix_len},
+                       {"range_bits_per_key", s.range_bits_per_key},
+                       {"range_len", s.range_len}};
     doc["runs"] = runs;
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
