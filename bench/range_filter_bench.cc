@@ -5,10 +5,12 @@
 // ranges starting just after a key (correlated with the keys).
 //
 //   range_filter_bench [--keys N] [--queries Q] [--bits 8,12,16]
-//                      [--lengths 1,32,1024] [--seed S]
+//                      [--lengths 1,32,1024] [--seed S] [--svg FILE]
 //
 // Keys are N distinct uniform integers of a 2^48 space; only empty ranges
-// count. Output: one line per (B, L).
+// count. Output: one line per (B, L); with --svg, the sweep drawn against
+// the bound (false-positive rate over range length per B, and over B at
+// L = 32 or the nearest length swept).
 
 #include <algorithm>
 #include <chrono>
@@ -16,11 +18,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/kvbench/svg_plot.h"
 #include "filter/range_filter.h"
 #include "util/random.h"
 
@@ -33,6 +39,16 @@ struct Config {
   std::vector<double> bits = {8, 10, 12, 14, 16, 18, 20, 24};
   std::vector<uint64_t> lengths = {1, 4, 16, 32, 64, 256, 1024, 4096, 65536};
   uint64_t seed = 301;
+  std::string svg;  // empty: no plot
+};
+
+// One (B, L) of the sweep.
+struct Point {
+  double bits;
+  uint64_t length;
+  double bound;
+  double fpr_uniform;
+  double fpr_adjacent;
 };
 
 template <typename T>
@@ -68,6 +84,8 @@ bool ParseArgs(int argc, char** argv, Config* c) {
       for (uint64_t l : c->lengths) ok = ok && l >= 1;
     } else if (flag == "--seed") {
       ok = absl::SimpleAtoi(value, &c->seed);
+    } else if (flag == "--svg") {
+      c->svg = value;
     } else {
       ok = false;
     }
@@ -86,6 +104,70 @@ bool HasKeyIn(const std::vector<uint64_t>& sorted, uint64_t lo, uint64_t hi) {
   return it != sorted.end() && *it <= hi;
 }
 
+using bench::PlotPanel;
+using bench::PlotSeries;
+using bench::RenderSvg;
+
+// The sweep against its bound: FPR over log2 L for each B (measured on
+// ranges right after a key, the correlated case, and the bound), and FPR
+// over B at the length nearest 32 (both query kinds and the bound).
+std::string Plot(const Config& c, const std::vector<Point>& points,
+                 size_t keys) {
+  static const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
+                                        "#d62728", "#9467bd", "#8c564b",
+                                        "#e377c2", "#7f7f7f", "#bcbd22"};
+  PlotPanel by_length;
+  by_length.title = "FPR over range length (ranges right after a key)";
+  by_length.x_label = "log2 of range length L";
+  by_length.y_label = "false-positive rate";
+  by_length.log_y = true;
+  by_length.legend_bottom_left = false;
+  for (size_t i = 0; i < c.bits.size(); ++i) {
+    const char* color = kColors[i % std::size(kColors)];
+    const std::string b = absl::StrFormat("B=%g", c.bits[i]);
+    PlotSeries measured{"measured, " + b, color, false, true, {}};
+    PlotSeries bound{"bound, " + b, color, true, false, {}};
+    for (const Point& p : points) {
+      if (p.bits != c.bits[i]) continue;
+      const double x = std::log2(double(p.length));
+      measured.points.emplace_back(x, p.fpr_adjacent);
+      bound.points.emplace_back(x, std::min(1.0, p.bound));
+    }
+    by_length.series.push_back(std::move(measured));
+    by_length.series.push_back(std::move(bound));
+  }
+  uint64_t at = c.lengths.front();
+  for (uint64_t l : c.lengths) {
+    if (std::fabs(std::log2(double(l)) - 5) <
+        std::fabs(std::log2(double(at)) - 5)) {
+      at = l;
+    }
+  }
+  PlotPanel by_bits;
+  by_bits.title = absl::StrCat("FPR over bits per key at L = ", at);
+  by_bits.x_label = "bits per key B";
+  by_bits.y_label = "false-positive rate";
+  by_bits.log_y = true;
+  PlotSeries uniform{"measured, uniform ranges", kColors[0], false, true, {}};
+  PlotSeries adjacent{
+      "measured, ranges after a key", kColors[1], false, true, {}};
+  PlotSeries bound{"bound L / 2^(B-2)", kColors[3], true, false, {}};
+  for (const Point& p : points) {
+    if (p.length != at) continue;
+    uniform.points.emplace_back(p.bits, p.fpr_uniform);
+    adjacent.points.emplace_back(p.bits, p.fpr_adjacent);
+    bound.points.emplace_back(p.bits, std::min(1.0, p.bound));
+  }
+  by_bits.series = {std::move(uniform), std::move(adjacent), std::move(bound)};
+  return RenderSvg(
+      "Range filter (Grafite design): measured false positives against the "
+      "bound",
+      {by_length, by_bits},
+      absl::StrFormat("range_filter_bench: %u keys uniform in [0, 2^48), %u "
+                      "empty ranges per kind and point, seed %u",
+                      keys, c.queries, c.seed));
+}
+
 int Run(const Config& c) {
   constexpr uint64_t kSpace = uint64_t{1} << 48;
   Random rnd(c.seed);
@@ -98,6 +180,7 @@ int Run(const Config& c) {
       "range filter (Grafite design): %zu keys in [0, 2^48), %llu "
       "empty ranges per kind\n",
       keys.size(), static_cast<unsigned long long>(c.queries));
+  std::vector<Point> points;
   std::printf("%6s %7s %10s %12s %12s %8s %9s %9s %10s\n", "B", "L", "bits/key",
               "bound", "FPR uniform", "ratio", "FPR adj.", "build ns",
               "query ns");
@@ -141,6 +224,16 @@ int Run(const Config& c) {
                   bound > 0 ? fpr_uniform / bound : 0.0,
                   double(fp_adjacent) / adjacent.size(), build_ns, query_ns);
       std::fflush(stdout);
+      points.push_back({bits, length, bound, fpr_uniform,
+                        double(fp_adjacent) / adjacent.size()});
+    }
+  }
+  if (!c.svg.empty()) {
+    std::ofstream out(c.svg);
+    out << Plot(c, points, keys.size());
+    if (!out.good()) {
+      std::fprintf(stderr, "cannot write %s\n", c.svg.c_str());
+      return 1;
     }
   }
   return 0;
@@ -152,9 +245,10 @@ int Run(const Config& c) {
 int main(int argc, char** argv) {
   sift::Config config;
   if (!sift::ParseArgs(argc, argv, &config)) {
-    std::fprintf(stderr,
-                 "usage: range_filter_bench [--keys N] [--queries Q] "
-                 "[--bits B,B,..] [--lengths L,L,..] [--seed S]\n");
+    std::fprintf(
+        stderr,
+        "usage: range_filter_bench [--keys N] [--queries Q] "
+        "[--bits B,B,..] [--lengths L,L,..] [--seed S] [--svg FILE]\n");
     return 2;
   }
   return sift::Run(config);

@@ -74,23 +74,38 @@ void PrintReport(const BenchConfig& config,
     std::fprintf(out,
                  "\nFiltered seeks (a bounded iterator per Seek: one whole "
                  "prefix, or an empty range):\n");
-    std::fprintf(out, "%-18s %10s %11s %14s %11s %11s %11s %11s\n", "workload",
-                 "seeks/s", "entries/op", "blk reads/Seek", "pfx probes",
-                 "pfx skips", "rng probes", "rng skips");
+    std::fprintf(out, "%-18s %10s %11s %14s %11s %11s %11s %11s %9s\n",
+                 "workload", "seeks/s", "entries/op", "blk reads/Seek",
+                 "pfx probes", "pfx skips", "rng probes", "rng skips",
+                 "rng FPR");
     for (const WorkloadResult& r : results) {
       if (!filtered(r)) continue;
       const double ops = double(std::max<uint64_t>(r.ops, 1));
+      const uint64_t range_absent =
+          r.stats.range_filter_negatives + r.stats.range_filter_false_positives;
+      const std::string range_fpr =
+          range_absent == 0
+              ? std::string("-")
+              : absl::StrFormat(
+                    "%.4f%%", 100.0 *
+                                  double(r.stats.range_filter_false_positives) /
+                                  double(range_absent));
       std::fprintf(out,
-                   "%-18s %10.0f %11.2f %14.4f %11.3f %11.3f %11.3f %11.3f\n",
+                   "%-18s %10.0f %11.2f %14.4f %11.3f %11.3f %11.3f %11.3f "
+                   "%9s\n",
                    r.name.c_str(), r.OpsPerSecond(), double(r.entries) / ops,
                    double(r.stats.iterator_block_reads) /
                        double(std::max<uint64_t>(r.stats.seeks, 1)),
                    double(r.stats.prefix_filter_probes) / ops,
                    double(r.stats.prefix_filter_negatives) / ops,
                    double(r.stats.range_filter_probes) / ops,
-                   double(r.stats.range_filter_negatives) / ops);
+                   double(r.stats.range_filter_negatives) / ops,
+                   range_fpr.c_str());
     }
-    std::fprintf(out, "(probes and skips: tables per Seek)\n");
+    std::fprintf(out,
+                 "(probes and skips: tables per Seek; rng FPR: range filter "
+                 "false positives over tables holding no key in range, "
+                 "judged at Seek(lower bound))\n");
   }
 
   bool any_scans = false;
@@ -246,6 +261,7 @@ Json ResultToJson(const WorkloadResult& r) {
     j["prefix_filter_negatives"] = r.stats.prefix_filter_negatives;
     j["range_filter_probes"] = r.stats.range_filter_probes;
     j["range_filter_negatives"] = r.stats.range_filter_negatives;
+    j["range_filter_false_positives"] = r.stats.range_filter_false_positives;
   }
   j["settle_seconds"] = r.settle_seconds;
   j["latency_us"] = {{"mean", r.latency_us.Mean()},

@@ -564,8 +564,11 @@ absl::Status Runner::Scans(uint64_t max_entries, bool bounded,
     plan->max_entries = max_entries == 0 ? 2 : 1 + rnd.Uniform(max_entries);
     plan->found_if_at_seek_key = true;
     if (bounded) {
+      // Both bounds, as a range query gives them (and as a range filter
+      // needs them to be asked).
       plan->upper.resize(config_.key_size);
       keys_.Present(std::min(k + 100, config_.num), plan->upper.data());
+      plan->options.iterate_lower_bound = plan->key;
       plan->options.iterate_upper_bound = plan->upper;
     }
   });
