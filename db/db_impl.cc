@@ -178,6 +178,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   pins.publisher = &state_.super_versions;
   pins.seek_sink = &background_;
   pins.prefix_extractor = state_.options.prefix_extractor;
+  pins.deferred = std::make_unique<DeferredPositions>();
   // Opening level-0 tables may read files: done without the mutex.
   std::unique_ptr<Iterator> internal =
       NewInternalIterator(&state_.icmp, pins, options);

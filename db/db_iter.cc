@@ -280,8 +280,18 @@ class DBIter final : public Iterator {
           skip->assign(ikey.user_key);
           skipping = true;
         } else if (!skipping || ucmp_->Compare(ikey.user_key, *skip) > 0) {
-          valid_ = true;
           saved_key_.clear();
+          valid_ = true;
+          if (pins_.deferred != nullptr && pins_.deferred->count > 0) {
+            // A level may have deferred opening this entry's table
+            // (db/level_iterator.h): open it now, so that an error ends the
+            // iteration rather than shows an empty value.
+            iter_->value();
+            if (!pins_.deferred->error.ok()) {
+              status_ = pins_.deferred->error;
+              valid_ = false;
+            }
+          }
           return;
         }
       }
@@ -423,7 +433,8 @@ std::unique_ptr<Iterator> NewInternalIterator(const InternalKeyComparator* icmp,
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(pins.mem->NewIterator());
   if (pins.imm != nullptr) children.push_back(pins.imm->NewIterator());
-  pins.version->AddIterators(options, &children, pins.stats.get());
+  pins.version->AddIterators(options, &children, pins.stats.get(),
+                             pins.deferred.get());
   return NewMergingIterator(icmp, std::move(children));
 }
 

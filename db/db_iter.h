@@ -44,6 +44,9 @@ struct IteratorPins {
   // ReadOptions::prefix_same_as_start; null (or no mem or version) turns
   // that option off.
   std::shared_ptr<const PrefixExtractor> prefix_extractor;
+  // Where the levels report deferred positions (db/level_iterator.h); null:
+  // they take none. Set by NewDBIterator's callers that want them.
+  std::unique_ptr<DeferredPositions> deferred;
 };
 
 // The merge of pins' memtables and version's tables (Version::AddIterators)

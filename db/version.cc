@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "db/global_seqno.h"
+#include "db/level_iterator.h"
 #include "filter/filter.h"
 #include "table/iterators.h"
-#include "util/coding.h"
 #include "util/small_buffer.h"
 
 namespace sift {
@@ -36,45 +36,6 @@ bool BeforeFile(const Comparator* ucmp, const std::string_view* user_key,
   return user_key != nullptr &&
          ucmp->Compare(*user_key, f.smallest.user_key()) < 0;
 }
-
-// Iterates over files [begin, end) of a sorted, disjoint level: key() is a
-// file's largest key, value() its number, size and global sequence number
-// (24 bytes). The second level of a NewFileListIterator.
-class FileIndexIterator final : public Iterator {
- public:
-  FileIndexIterator(const InternalKeyComparator* icmp, const FileList* files,
-                    size_t begin, size_t end)
-      : icmp_(icmp), files_(*files), begin_(begin), end_(end), index_(end) {}
-
-  bool Valid() const override { return index_ < end_; }
-  void Seek(std::string_view target) override {
-    index_ = FindFileBetween(*icmp_, files_, target, begin_, end_);
-  }
-  void SeekToFirst() override { index_ = begin_; }
-  void SeekToLast() override { index_ = begin_ == end_ ? end_ : end_ - 1; }
-  void Next() override { ++index_; }
-  void Prev() override {
-    index_ = index_ == begin_ ? end_ : index_ - 1;  // past the front
-  }
-  std::string_view key() const override {
-    return files_[index_]->largest.Encode();
-  }
-  std::string_view value() const override {
-    EncodeFixed64(value_buf_, files_[index_]->number);
-    EncodeFixed64(value_buf_ + 8, files_[index_]->file_size);
-    EncodeFixed64(value_buf_ + 16, files_[index_]->global_seqno);
-    return {value_buf_, sizeof(value_buf_)};
-  }
-  absl::Status status() const override { return absl::OkStatus(); }
-
- private:
-  const InternalKeyComparator* const icmp_;
-  const FileList& files_;
-  const size_t begin_;
-  const size_t end_;
-  size_t index_;  // end_: not valid
-  mutable char value_buf_[24];
-};
 
 // True if f holds no user key inside options' iteration bounds.
 bool OutsideBounds(const Comparator* ucmp, const ReadOptions& options,
@@ -124,7 +85,8 @@ std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
                                               const InternalKeyComparator* icmp,
                                               const ReadOptions& options,
                                               const FileList& files,
-                                              ReadStats* stats) {
+                                              ReadStats* stats,
+                                              DeferredPositions* deferred) {
   // Only the files that overlap the bounds: the first whose largest key is
   // at or past the lower bound, up to the first whose smallest key is at or
   // past the upper bound. A scan then never opens a table outside them.
@@ -147,19 +109,8 @@ std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
         files.begin());
   }
   if (begin >= end) return NewEmptyIterator();
-  return NewTwoLevelIterator(
-      std::make_unique<FileIndexIterator>(icmp, &files, begin, end),
-      [table_cache, options, stats](std::string_view file_value) {
-        if (file_value.size() != 24) {
-          return NewEmptyIterator(
-              absl::InternalError("file list entry of the wrong size"));
-        }
-        FileMetaData f;
-        f.number = DecodeFixed64(file_value.data());
-        f.file_size = DecodeFixed64(file_value.data() + 8);
-        f.global_seqno = DecodeFixed64(file_value.data() + 16);
-        return NewTableFileIterator(table_cache, options, f, stats);
-      });
+  return NewLevelIterator(table_cache, icmp, options, files, begin, end, stats,
+                          deferred);
 }
 
 double MaxBytesForLevel(int level) {
@@ -535,7 +486,8 @@ void Version::MultiGet(const ReadOptions& options,
 
 void Version::AddIterators(const ReadOptions& options,
                            std::vector<std::unique_ptr<Iterator>>* iters,
-                           ReadStats* stats) const {
+                           ReadStats* stats,
+                           DeferredPositions* deferred) const {
   // Tables and levels outside the iteration bounds are left out: an
   // iterator costs what its range touches, not what the tree holds.
   const Comparator* ucmp = icmp_->user_comparator();
@@ -546,7 +498,7 @@ void Version::AddIterators(const ReadOptions& options,
   for (int level = 1; level < config::kNumLevels; ++level) {
     if (!files_[level].empty()) {
       iters->push_back(NewFileListIterator(table_cache_, icmp_, options,
-                                           files_[level], stats));
+                                           files_[level], stats, deferred));
     }
   }
 }

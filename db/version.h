@@ -14,6 +14,7 @@
 #include "absl/types/span.h"
 #include "db/dbformat.h"
 #include "db/level_bounds.h"
+#include "db/level_iterator.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "filter/filter.h"
@@ -40,15 +41,16 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
 
 // An iterator over the concatenation of the tables in `files` (a level >= 1,
 // sorted and disjoint) that overlap options' iteration bounds; the others
-// are never opened. Tables are opened lazily through `table_cache`.
-// Block reads are counted into *stats (nullable) as Table::NewIterator says.
-// REQUIRES: `files` (not copied), `table_cache`, `icmp` and *stats outlive
-// the iterator, and so do the bounds' bytes.
-std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
-                                              const InternalKeyComparator* icmp,
-                                              const ReadOptions& options,
-                                              const FileList& files,
-                                              ReadStats* stats = nullptr);
+// are never opened. Tables are opened lazily through `table_cache`, and with
+// `deferred` (nullable) a position at a table's first key opens it only when
+// used (db/level_iterator.h). Block reads are counted into *stats (nullable)
+// as Table::NewIterator says. REQUIRES: `files` (not copied), `table_cache`,
+// `icmp`, *stats and *deferred outlive the iterator, and so do the bounds'
+// bytes.
+std::unique_ptr<Iterator> NewFileListIterator(
+    TableCache* table_cache, const InternalKeyComparator* icmp,
+    const ReadOptions& options, const FileList& files,
+    ReadStats* stats = nullptr, DeferredPositions* deferred = nullptr);
 
 // The set of tables making up the database at one point: per level, the files
 // in it. Level 0 files may overlap each other and are kept in the order they
@@ -118,9 +120,14 @@ class Version {
   // non-empty level >= 1, which opens only tables that overlap them.
   // REQUIRES: this Version (held by the caller) outlives the iterators.
   // Their block reads are counted into *stats (nullable, outlives them).
+  // With `deferred` (nullable, outlives them) the level iterators take
+  // deferred positions and report them there (db/level_iterator.h); the
+  // caller must then read the value of every entry it yields while
+  // deferred->count > 0 and check deferred->error.
   void AddIterators(const ReadOptions& options,
                     std::vector<std::unique_ptr<Iterator>>* iters,
-                    ReadStats* stats = nullptr) const;
+                    ReadStats* stats = nullptr,
+                    DeferredPositions* deferred = nullptr) const;
 
   // A table whose seek budget an iterator seek just spent (RecordSeek).
   struct SeekCharge {

@@ -225,6 +225,71 @@ TEST_F(DBIterTest, DamagedKeyStopsWithDataLoss) {
   EXPECT_TRUE(absl::IsDataLoss(it->status())) << it->status();
 }
 
+// While a level reports a deferred position (db/level_iterator.h), the DB
+// iterator reads the value of each entry it lands on, so a value that
+// cannot be read ends the iteration with the error instead of showing up
+// empty; with none deferred it leaves values to be read when asked for.
+TEST_F(DBIterTest, DeferredValueThatFailsStopsTheIteration) {
+  Put(1, "a", "va");
+  Put(2, "b", "vb");
+  Put(3, "c", "vc");
+  // The memtable's iterator, whose value() of "b" fails as a deferred
+  // table that cannot be opened does.
+  class FailsAtB final : public Iterator {
+   public:
+    FailsAtB(std::unique_ptr<Iterator> base, DeferredPositions* deferred,
+             int* values_read)
+        : base_(std::move(base)),
+          deferred_(deferred),
+          values_read_(values_read) {}
+    bool Valid() const override { return base_->Valid(); }
+    void SeekToFirst() override { base_->SeekToFirst(); }
+    void SeekToLast() override { base_->SeekToLast(); }
+    void Seek(std::string_view t) override { base_->Seek(t); }
+    void Next() override { base_->Next(); }
+    void Prev() override { base_->Prev(); }
+    std::string_view key() const override { return base_->key(); }
+    std::string_view value() const override {
+      ++*values_read_;
+      if (ExtractUserKey(base_->key()) == "b") {
+        deferred_->error = absl::DataLossError("table gone");
+        return {};
+      }
+      return base_->value();
+    }
+    absl::Status status() const override { return base_->status(); }
+
+   private:
+    std::unique_ptr<Iterator> base_;
+    DeferredPositions* deferred_;
+    int* values_read_;
+  };
+  for (const int deferred_count : {0, 1}) {
+    int values_read = 0;
+    IteratorPins pins;
+    pins.mem = mem_;
+    pins.deferred = std::make_unique<DeferredPositions>();
+    pins.deferred->count = deferred_count;
+    DeferredPositions* deferred = pins.deferred.get();
+    std::unique_ptr<Iterator> it = NewDBIterator(
+        &icmp_,
+        std::make_unique<FailsAtB>(mem_->NewIterator(), deferred, &values_read),
+        10, ReadOptions(), std::move(pins));
+    it->Seek("a");
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ(values_read, deferred_count);
+    it->Next();
+    if (deferred_count == 0) {
+      ASSERT_TRUE(it->Valid());  // "b", its value not read yet
+      EXPECT_EQ(values_read, 0);
+      EXPECT_TRUE(it->status().ok());
+    } else {
+      EXPECT_FALSE(it->Valid());
+      EXPECT_TRUE(absl::IsDataLoss(it->status())) << it->status();
+    }
+  }
+}
+
 // Randomized: compare forward/backward walks against a map built from the
 // same history, at several sequence numbers.
 TEST_F(DBIterTest, RandomHistoryMatchesModel) {
