@@ -450,6 +450,10 @@ TEST_F(DBPrefixFilterTest, RandomizedAgainstModel) {
       options_.prefix_extractor = extractors[rnd.Uniform(extractors.size())];
       options_.whole_key_filtering =
           options_.prefix_extractor == nullptr || !rnd.OneIn(3);
+      // Range filters beside the prefix filters: a coarse one that often
+      // says "maybe", a fine one, or none.
+      const double range_bits[] = {0, 4, 16};
+      options_.range_filter_bits_per_key = range_bits[rnd.Uniform(3)];
       Open();
     }
   }
