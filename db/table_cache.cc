@@ -1,6 +1,7 @@
 #include "db/table_cache.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +40,21 @@ struct CacheKey {
   char buf[8];
 };
 
+// A range filter's "maybe" for [lower, upper), to be judged by the table
+// iterator's first positioning when it is a Seek to the lower bound (as
+// DBIter::Seek(lower) does): finding no key below upper there makes it a
+// false positive, counted in stats->range_filter_false_positives. Other
+// first positionings (a Seek inside the range, SeekToLast for a reverse
+// scan) are not judged: what they find does not tell whether [lower, upper)
+// holds a key. The bounds' bytes belong to the ReadOptions of the DB
+// iterator, which keeps them alive for its life and so for the table
+// iterator's.
+struct RangeMaybe {
+  const Comparator* user_comparator;
+  std::string_view lower;
+  std::string_view upper;
+};
+
 // A table iterator that keeps its table alive: `Holder` is a TableRef (the
 // table stays pinned in the cache) or a std::unique_ptr<Table> (a table
 // opened for this iterator alone, see NewIterator, closed with it).
@@ -46,66 +62,25 @@ template <typename Holder>
 class TableHoldingIterator final : public Iterator {
  public:
   TableHoldingIterator(Holder holder, const Table& table,
-                       const ReadOptions& options, ReadStats* stats)
-      : holder_(std::move(holder)), iter_(table.NewIterator(options, stats)) {}
-
-  bool Valid() const override { return iter_->Valid(); }
-  void SeekToFirst() override { iter_->SeekToFirst(); }
-  void SeekToLast() override { iter_->SeekToLast(); }
-  void Seek(std::string_view target) override { iter_->Seek(target); }
-  void Next() override { iter_->Next(); }
-  void Prev() override { iter_->Prev(); }
-  std::string_view key() const override { return iter_->key(); }
-  std::string_view value() const override { return iter_->value(); }
-  absl::Status status() const override { return iter_->status(); }
-
- private:
-  // Declared first: destroyed after iter_, which reads from the table.
-  Holder holder_;
-  std::unique_ptr<Iterator> iter_;
-};
-
-// Wraps the iterator of a table whose range filter said [lower, upper) may
-// hold a key, and judges that answer on the iterator's first positioning when
-// it is a Seek to the lower bound (as DBIter::Seek(lower) does): finding no
-// key below upper there makes it a false positive, counted in
-// stats->range_filter_false_positives. Other first positionings (a Seek
-// inside the range, SeekToLast for a reverse scan) are not judged: what they
-// find does not tell whether [lower, upper) holds a key.
-//
-// The bounds' bytes belong to the ReadOptions of the DB iterator, which
-// keeps them alive for its life and so for this iterator's.
-class RangeFalsePositiveJudge final : public Iterator {
- public:
-  RangeFalsePositiveJudge(std::unique_ptr<Iterator> iter,
-                          const Comparator* user_comparator,
-                          std::string_view lower, std::string_view upper,
-                          ReadStats* stats)
-      : iter_(std::move(iter)),
-        user_comparator_(user_comparator),
-        lower_(lower),
-        upper_(upper),
-        stats_(stats) {}
+                       const ReadOptions& options, ReadStats* stats,
+                       std::optional<RangeMaybe> to_judge = std::nullopt)
+      : holder_(std::move(holder)),
+        iter_(table.NewIterator(options, stats)),
+        stats_(stats),
+        to_judge_(to_judge) {}
 
   bool Valid() const override { return iter_->Valid(); }
   void SeekToFirst() override {
-    judged_ = true;
+    to_judge_.reset();
     iter_->SeekToFirst();
   }
   void SeekToLast() override {
-    judged_ = true;
+    to_judge_.reset();
     iter_->SeekToLast();
   }
   void Seek(std::string_view target) override {
     iter_->Seek(target);
-    if (judged_) return;
-    judged_ = true;
-    if (ExtractUserKey(target) != lower_) return;
-    if (!iter_->status().ok()) return;  // unknown, not a false positive
-    if (!iter_->Valid() ||
-        user_comparator_->Compare(ExtractUserKey(iter_->key()), upper_) >= 0) {
-      ++stats_->range_filter_false_positives;
-    }
+    if (to_judge_.has_value()) Judge(target);
   }
   void Next() override { iter_->Next(); }
   void Prev() override { iter_->Prev(); }
@@ -114,12 +89,24 @@ class RangeFalsePositiveJudge final : public Iterator {
   absl::Status status() const override { return iter_->status(); }
 
  private:
-  const std::unique_ptr<Iterator> iter_;
-  const Comparator* const user_comparator_;
-  const std::string_view lower_;
-  const std::string_view upper_;
-  ReadStats* const stats_;
-  bool judged_ = false;
+  // After the first Seek: see RangeMaybe.
+  void Judge(std::string_view target) {
+    const RangeMaybe maybe = *to_judge_;
+    to_judge_.reset();
+    if (ExtractUserKey(target) != maybe.lower) return;
+    if (!iter_->status().ok()) return;  // unknown, not a false positive
+    if (!iter_->Valid() ||
+        maybe.user_comparator->Compare(ExtractUserKey(iter_->key()),
+                                       maybe.upper) >= 0) {
+      ++stats_->range_filter_false_positives;
+    }
+  }
+
+  // Declared first: destroyed after iter_, which reads from the table.
+  Holder holder_;
+  std::unique_ptr<Iterator> iter_;
+  ReadStats* const stats_;  // non-null while to_judge_ is set
+  std::optional<RangeMaybe> to_judge_;
 };
 
 RandomAccessMode ReadModeOf(const Options& options) {
@@ -349,11 +336,10 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
       return NewEmptyIterator();
     }
     if (t.has_range_filter() && stats != nullptr) {
-      return std::make_unique<RangeFalsePositiveJudge>(
-          std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
-                                                           options, stats),
-          user_comparator_, *options.iterate_lower_bound,
-          *options.iterate_upper_bound, stats);
+      return std::make_unique<TableHoldingIterator<TableRef>>(
+          *std::move(ref), t, options, stats,
+          RangeMaybe{user_comparator_, *options.iterate_lower_bound,
+                     *options.iterate_upper_bound});
     }
   }
   return std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
