@@ -42,7 +42,7 @@ absl::Status Table::Rep::DecodeDataHandle(std::string_view index_value,
 absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     const ReadOptions& ro, std::string_view index_value,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
-    std::optional<Block>* in_place, BlockRef* ref) const {
+    std::optional<Block>* in_place, BlockRef* ref, Readahead* readahead) const {
   if (stable_reads) {
     BlockHandle handle;
     absl::Status s = DecodeDataHandle(index_value, &handle);
@@ -74,7 +74,8 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     // Compressed (or short: GetDataBlock reports it): decoded through the
     // block cache like any other read.
   }
-  absl::StatusOr<BlockRef> block = GetDataBlock(ro, index_value, stats);
+  absl::StatusOr<BlockRef> block =
+      GetDataBlock(ro, index_value, stats, stable_reads ? nullptr : readahead);
   if (!block.ok()) return block.status();
   *ref = *std::move(block);
   return ref->get();
@@ -94,7 +95,8 @@ absl::Status Table::Rep::WithDataBlock(
 
 absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
                                                   std::string_view index_value,
-                                                  ReadStats* stats) const {
+                                                  ReadStats* stats,
+                                                  Readahead* readahead) const {
   BlockHandle handle;
   if (absl::Status s = DecodeDataHandle(index_value, &handle); !s.ok()) {
     return s;
@@ -107,6 +109,9 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
     Cache::Handle* h = cache->Lookup(std::string_view(cache_key, 16));
     if (h != nullptr) {
       if (stats != nullptr) stats->block_cache_hits++;
+      if (readahead != nullptr) {
+        readahead->Note(handle.offset, handle.size + kBlockTrailerSize);
+      }
       return BlockRef::Cached(cache, h);
     }
   }
@@ -117,8 +122,20 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
   }
   // A block that goes into the cache is always verified, so that a later
   // read asking for verification never gets an unchecked block from it.
+  const bool verify = ro.verify_checksums || fill;
+  std::optional<std::string_view> ahead;
+  if (readahead != nullptr) {
+    // DecodeDataHandle checked that the block and its trailer end by
+    // data_end.
+    absl::StatusOr<std::optional<std::string_view>> read = readahead->Read(
+        *file, handle.offset,
+        static_cast<size_t>(handle.size) + kBlockTrailerSize, data_end);
+    if (!read.ok()) return read.status();
+    ahead = *read;
+  }
   absl::StatusOr<BlockContents> contents =
-      ReadBlock(*file, handle, ro.verify_checksums || fill, file_name);
+      ahead.has_value() ? DecodeStoredBlock(*ahead, handle, verify, file_name)
+                        : ReadBlock(*file, handle, verify, file_name);
   if (!contents.ok()) return contents.status();
   absl::StatusOr<std::unique_ptr<Block>> block =
       Block::Create(*std::move(contents), handle.offset, file_name);

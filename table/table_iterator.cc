@@ -5,7 +5,8 @@
 // mapped and the block stored uncompressed it is parsed where it lies (no
 // copy, no block cache, its checksum verified once per open table, as point
 // reads do); otherwise it is pinned in the block cache, or owned when the
-// read asked not to fill the cache. Moving to another block re-binds the one
+// read asked not to fill the cache; a long forward run of such reads reads
+// ahead (table/readahead.h). Moving to another block re-binds the one
 // BlockIterator to it, so a scan allocates nothing per block or per entry
 // (the key buffer grows to the longest key once).
 //
@@ -201,8 +202,9 @@ class TableIterator final : public Iterator {
     if (has_block_ && entry == block_entry_) return true;
     DropBlock();
     ReadStats counted;
-    absl::StatusOr<const Block*> block = rep_->LoadDataBlock(
-        options_, index_.value(), entry, {}, &counted, &in_place_, &ref_);
+    absl::StatusOr<const Block*> block =
+        rep_->LoadDataBlock(options_, index_.value(), entry, {}, &counted,
+                            &in_place_, &ref_, &readahead_);
     if (stats_ != nullptr) {
       stats_->iterator_block_reads += counted.block_reads;
       stats_->iterator_block_cache_hits += counted.block_cache_hits;
@@ -251,6 +253,9 @@ class TableIterator final : public Iterator {
   // Whichever holds the block data_ iterates over.
   std::optional<Block> in_place_;
   BlockRef ref_;
+  // Reads blocks ahead during a long forward run where the file is read
+  // with system calls (unused, and never allocating, over a mapped file).
+  Readahead readahead_;
   uint32_t block_entry_ = 0;
   bool has_block_ = false;
   // The stored key SeekToLast seeks for the upper bound (kept to reuse its

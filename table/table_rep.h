@@ -23,6 +23,7 @@
 #include "table/block.h"
 #include "table/format.h"
 #include "table/range_filter_key.h"
+#include "table/readahead.h"
 #include "table/table.h"
 #include "table/table_options.h"
 #include "table/table_properties.h"
@@ -95,10 +96,12 @@ struct Table::Rep {
                                 BlockHandle* handle) const;
 
   // The data block named by an index entry's value: from the block cache, or
-  // read (and cached unless !fill_cache). Counts into *stats if not nullptr.
+  // read (and cached unless !fill_cache), through *readahead when not
+  // nullptr (an iterator's). Counts into *stats if not nullptr.
   absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
                                         std::string_view index_value,
-                                        ReadStats* stats) const;
+                                        ReadStats* stats,
+                                        Readahead* readahead = nullptr) const;
 
   // The data block named by the index entry `index_value` at
   // `index_entry_offset`: parsed in place in the mapped file into *in_place
@@ -107,11 +110,13 @@ struct Table::Rep {
   // into *ref. The result lives as long as *in_place and *ref are not
   // changed. `mapped`: the stored block as a mapped file's Read already
   // returned it (PrefetchDataBlock), or empty to read it here. Counts into
-  // *stats.
+  // *stats. `readahead` (nullable): an iterator's, used where the file is
+  // read with system calls.
   absl::StatusOr<const Block*> LoadDataBlock(
       const ReadOptions& ro, std::string_view index_value,
       uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
-      std::optional<Block>* in_place, BlockRef* ref) const;
+      std::optional<Block>* in_place, BlockRef* ref,
+      Readahead* readahead = nullptr) const;
 
   // For a point read: calls fn(block) with LoadDataBlock's block and returns
   // its status.
