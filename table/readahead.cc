@@ -1,6 +1,8 @@
 #include "table/readahead.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 
 namespace sift {
 
@@ -16,6 +18,8 @@ void Readahead::Track(uint64_t offset, size_t n) {
   last_end_ = offset + n;
 }
 
+void Readahead::FreeDeleter::operator()(char* p) const { std::free(p); }
+
 void Readahead::Note(uint64_t offset, size_t n) { Track(offset, n); }
 
 absl::StatusOr<std::optional<std::string_view>> Readahead::Read(
@@ -25,21 +29,30 @@ absl::StatusOr<std::optional<std::string_view>> Readahead::Read(
     return window_.substr(static_cast<size_t>(offset - window_start_), n);
   }
   if (run_ <= kSequentialToStart) return std::nullopt;
-  const size_t size = static_cast<size_t>(
-      std::min<uint64_t>(std::max(next_size_, n), limit - offset));
+  const uint64_t start = offset & ~uint64_t{kAlignment - 1};
+  const uint64_t want =
+      offset +
+      std::max<uint64_t>(n, std::min<uint64_t>(next_size_, limit - offset));
+  const uint64_t end = (want + kAlignment - 1) & ~uint64_t{kAlignment - 1};
+  const size_t size = static_cast<size_t>(end - start);
   if (size > capacity_) {
-    buffer_ = std::make_unique_for_overwrite<char[]>(size);
+    buffer_.reset();
+    char* p = static_cast<char*>(std::aligned_alloc(kAlignment, size));
+    if (p == nullptr) throw std::bad_alloc();
+    buffer_.reset(p);
     capacity_ = size;
   }
   window_ = std::string_view();
   std::string_view got;
-  absl::Status s = file.Read(offset, size, &got, buffer_.get());
+  absl::Status s = file.Read(start, size, &got, buffer_.get());
   if (!s.ok()) return s;
   ++window_reads_;
   window_ = got;
-  window_start_ = offset;
+  window_start_ = start;
   next_size_ = std::min(next_size_ * 2, kMaxWindow);
-  return window_.substr(0, std::min(n, window_.size()));
+  const size_t head = static_cast<size_t>(offset - start);
+  if (head >= window_.size()) return std::string_view();
+  return window_.substr(head, n);
 }
 
 }  // namespace sift

@@ -44,6 +44,10 @@ class Readahead {
   static constexpr int kSequentialToStart = 2;
   static constexpr size_t kInitialWindow = 8 << 10;
   static constexpr size_t kMaxWindow = 256 << 10;
+  // Windows start and end at multiples of this, in a buffer aligned to it,
+  // so that a file opened for direct I/O reads them straight into the
+  // buffer (no bounce buffer, no copy).
+  static constexpr size_t kAlignment = 4096;
 
   Readahead() = default;
   Readahead(const Readahead&) = delete;
@@ -54,12 +58,13 @@ class Readahead {
   void Note(uint64_t offset, size_t n);
 
   // The file's `n` bytes at `offset`, from the window if it holds them, or
-  // by reading a new window starting at `offset` (of at least `n` bytes and
-  // at most up to `limit`, the end of the data blocks) when the run is long
-  // enough. std::nullopt when neither: the caller reads the bytes itself.
-  // The view lives until the next call. Fewer than `n` bytes only if the
-  // file ends first (the caller reports the truncation).
-  // REQUIRES: offset + n <= limit.
+  // by reading a new window from `offset` (rounded down to kAlignment) over
+  // at least `n` bytes and about the window size, not past `limit` (the end
+  // of the data blocks) but for the rounding up to kAlignment, when the run
+  // is long enough. std::nullopt when neither: the caller reads the bytes
+  // itself. The view lives until the next call. Fewer than `n` bytes only if
+  // the file ends first (the caller reports the truncation). REQUIRES: offset +
+  // n <= limit.
   absl::StatusOr<std::optional<std::string_view>> Read(
       const RandomAccessFile& file, uint64_t offset, size_t n, uint64_t limit);
 
@@ -70,9 +75,13 @@ class Readahead {
   // Extend or restart the run with the block [offset, offset + n).
   void Track(uint64_t offset, size_t n);
 
-  std::unique_ptr<char[]> buffer_;  // capacity_ bytes, allocated on first use
+  struct FreeDeleter {
+    void operator()(char* p) const;
+  };
+  // capacity_ bytes aligned to kAlignment, allocated on first use.
+  std::unique_ptr<char, FreeDeleter> buffer_;
   size_t capacity_ = 0;
-  std::string_view window_;  // into buffer_ (or the file's own memory)
+  std::string_view window_;  // into buffer_
   uint64_t window_start_ = 0;
   uint64_t last_end_ = 0;
   int run_ = 0;

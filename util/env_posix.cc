@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -171,6 +172,16 @@ class PosixDirectFile final : public RandomAccessFile {
                     char* scratch) const override {
     *result = std::string_view();
     if (n == 0) return absl::OkStatus();
+    if (offset % kDirectAlignment == 0 && n % kDirectAlignment == 0 &&
+        reinterpret_cast<uintptr_t>(scratch) % kDirectAlignment == 0) {
+      // An aligned request (a table iterator's readahead window) is read
+      // straight into the caller's buffer.
+      size_t got = 0;
+      absl::Status s = ReadAligned(offset, n, scratch, &got);
+      if (!s.ok()) return s;
+      *result = std::string_view(scratch, got);
+      return absl::OkStatus();
+    }
     // [start, start + span) is the aligned range covering [offset, offset+n).
     const uint64_t start = offset & ~uint64_t{kDirectAlignment - 1};
     const size_t head = static_cast<size_t>(offset - start);
@@ -185,17 +196,8 @@ class PosixDirectFile final : public RandomAccessFile {
     }
     const std::unique_ptr<char, FreeDeleter> buf(static_cast<char*>(raw));
     size_t got = 0;
-    // A read stops short only at end of file, which need not be aligned: the
-    // next read would then start unaligned, so stop there.
-    while (got < span && got % kDirectAlignment == 0) {
-      const ssize_t r = RetryOnEintr([&] {
-        return ::pread(fd_, buf.get() + got, span - got,
-                       static_cast<off_t>(start + got));
-      });
-      if (r < 0) return DirectReadError(errno);
-      if (r == 0) break;  // end of file
-      got += static_cast<size_t>(r);
-    }
+    absl::Status s = ReadAligned(start, span, buf.get(), &got);
+    if (!s.ok()) return s;
     const size_t available = got > head ? std::min(n, got - head) : 0;
     std::memcpy(scratch, buf.get() + head, available);
     *result = std::string_view(scratch, available);
@@ -203,6 +205,25 @@ class PosixDirectFile final : public RandomAccessFile {
   }
 
  private:
+  // Reads [offset, offset + span) into dst, all three aligned; *got is the
+  // bytes read, fewer than span only at end of file.
+  absl::Status ReadAligned(uint64_t offset, size_t span, char* dst,
+                           size_t* got) const {
+    *got = 0;
+    // A read stops short only at end of file, which need not be aligned: the
+    // next read would then start unaligned, so stop there.
+    while (*got < span && *got % kDirectAlignment == 0) {
+      const ssize_t r = RetryOnEintr([&] {
+        return ::pread(fd_, dst + *got, span - *got,
+                       static_cast<off_t>(offset + *got));
+      });
+      if (r < 0) return DirectReadError(errno);
+      if (r == 0) break;  // end of file
+      *got += static_cast<size_t>(r);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status DirectReadError(int err) const {
     if (err == EINVAL) {
       return absl::InvalidArgumentError(

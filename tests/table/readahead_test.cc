@@ -112,13 +112,20 @@ TEST(ReadaheadTest, AJumpStartsOverAndWindowsStopAtTheLimit) {
   ASSERT_TRUE(next.ok());
   EXPECT_FALSE(next->has_value());
   // The third of the new run reads a window of the initial size again, cut
-  // at the limit.
+  // at the limit (rounded up to the alignment).
   const uint64_t limit = 102 * kBlock + 5000;
   auto third = ra.Read(file, 102 * kBlock, kBlock, limit);
   ASSERT_TRUE(third.ok());
   ASSERT_TRUE(third->has_value());
   EXPECT_EQ(file.reads.back().offset, 102 * kBlock);
-  EXPECT_EQ(file.reads.back().n, 5000u);
+  EXPECT_EQ(file.reads.back().n, 2 * Readahead::kAlignment);
+  // With a limit further on, the window is the initial size (not doubled:
+  // the run is new).
+  Readahead ra3;
+  for (uint64_t off = 10 * kBlock; off < 13 * kBlock; off += kBlock) {
+    ASSERT_TRUE(ra3.Read(file, off, kBlock, file_size).ok());
+  }
+  EXPECT_EQ(file.reads.back().n, Readahead::kInitialWindow);
   EXPECT_EQ(**third, std::string_view(contents).substr(102 * kBlock, kBlock));
 }
 
@@ -133,8 +140,10 @@ TEST(ReadaheadTest, NotedBlocksContinueTheRunAndBlocksOfOtherSizesFit) {
   auto got = ra.Read(file, 8000, 20000, file_size);
   ASSERT_TRUE(got.ok());
   ASSERT_TRUE(got->has_value());
-  // A block larger than the window is read whole.
-  EXPECT_EQ(file.reads.back().n, 20000u);
+  // A block larger than the window is read whole, in a window from the
+  // aligned offset before it to the aligned offset after it.
+  EXPECT_EQ(file.reads.back().offset, Readahead::kAlignment);
+  EXPECT_EQ(file.reads.back().n, 6 * Readahead::kAlignment);
   EXPECT_EQ(**got, std::string_view(contents).substr(8000, 20000));
 }
 

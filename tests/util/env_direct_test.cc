@@ -119,6 +119,36 @@ TEST_F(DirectReadTest, LargeUnalignedRead) {
   ExpectRead(*file, model, 1, model.size());  // to the end, unaligned both
 }
 
+TEST_F(DirectReadTest, AlignedRequestsAreReadIntoTheCallersBuffer) {
+  const std::string model = WriteFile("f", 5 * 4096 + 1234);  // ends mid-block
+  auto file = OpenDirect("f");
+  ASSERT_NE(file, nullptr);
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  const size_t cap = 8 * 4096;
+  std::unique_ptr<char, Free> scratch(
+      static_cast<char*>(std::aligned_alloc(4096, cap)));
+  ASSERT_NE(scratch, nullptr);
+  struct Case {
+    uint64_t offset;
+    size_t n;
+  };
+  for (const Case c :
+       {Case{0, 4096}, Case{4096, 3 * 4096}, Case{0, cap}, Case{4 * 4096, 4096},
+        Case{5 * 4096, 4096}, Case{8 * 4096, 4096}}) {
+    std::string_view got;
+    ASSERT_TRUE(file->Read(c.offset, c.n, &got, scratch.get()).ok());
+    const std::string want =
+        c.offset >= model.size() ? "" : model.substr(c.offset, c.n);
+    ASSERT_EQ(got.size(), want.size()) << c.offset << " " << c.n;
+    EXPECT_TRUE(got == want) << c.offset << " " << c.n;
+    if (!got.empty()) {
+      EXPECT_EQ(got.data(), scratch.get());
+    }
+  }
+}
+
 TEST_F(DirectReadTest, MissingFileIsNotFound) {
   auto file =
       env_->NewRandomAccessFile(dir_ + "/missing", RandomAccessMode::kDirect);
