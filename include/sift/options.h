@@ -153,7 +153,8 @@ struct Options {
   // ReadOptions::fill_cache false (compaction inputs, scans that ask not to
   // fill the cache), are still read buffered: they read each block once, in
   // order, and the kernel's readahead turns their many small block reads
-  // into few large device reads (doc/engine.md).
+  // into few large device reads (doc/engine.md). Other iterators read ahead
+  // by themselves on long forward runs, in windows of up to 256 KiB.
   // Write-ahead logs, the MANIFEST and table writes are unaffected. Where
   // the file system refuses O_DIRECT (some network or in-memory file
   // systems), opening a table fails with absl::InvalidArgumentError naming
