@@ -43,39 +43,55 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     const ReadOptions& ro, std::string_view index_value,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
     std::optional<Block>* in_place, BlockRef* ref, Readahead* readahead) const {
-  if (stable_reads) {
-    BlockHandle handle;
-    absl::Status s = DecodeDataHandle(index_value, &handle);
-    if (!s.ok()) return s;
-    const size_t n = static_cast<size_t>(handle.size);
-    std::string_view stored = mapped;
-    if (stored.size() != n + kBlockTrailerSize) {
-      s = file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr);
-      if (!s.ok()) return s;
-    }
-    if (stored.size() == n + kBlockTrailerSize &&
-        static_cast<BlockCompression>(stored[n]) == BlockCompression::kNone) {
-      stats->block_reads++;
-      stats->bytes_read += n + kBlockTrailerSize;
-      if (ro.verify_checksums && !IsVerified(index_entry_offset)) {
-        if (DecodeFixed32(stored.data() + n + 1) !=
-            Checksum32(stored.substr(0, n + 1))) {
-          return Corruption(absl::StrCat("block at offset ", handle.offset,
-                                         ": block checksum mismatch"));
-        }
-        MarkVerified(index_entry_offset);
-      }
-      absl::StatusOr<Block> block = Block::Parse(
-          BlockContents{nullptr, n, stored.data()}, handle.offset, file_name);
-      if (!block.ok()) return block.status();
-      in_place->emplace(*std::move(block));
-      return &**in_place;
-    }
-    // Compressed (or short: GetDataBlock reports it): decoded through the
-    // block cache like any other read.
+  BlockHandle handle;
+  if (absl::Status s = DecodeDataHandle(index_value, &handle); !s.ok()) {
+    return s;
   }
+  if (!stable_reads) {
+    absl::StatusOr<BlockRef> block = GetDataBlock(ro, handle, stats, readahead);
+    if (!block.ok()) return block.status();
+    *ref = *std::move(block);
+    return ref->get();
+  }
+  const size_t n = static_cast<size_t>(handle.size);
+  std::string_view stored = mapped;
+  if (stored.size() != n + kBlockTrailerSize) {
+    // A table written with compression keeps most of its blocks compressed,
+    // and those are used decoded, from the block cache: look there before
+    // touching the file.
+    if (properties.compression != static_cast<uint8_t>(Compression::kNone)) {
+      std::optional<BlockRef> cached = CachedDataBlock(handle, stats, nullptr);
+      if (cached.has_value()) {
+        *ref = *std::move(cached);
+        return ref->get();
+      }
+    }
+    absl::Status s =
+        file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr);
+    if (!s.ok()) return s;
+  }
+  if (stored.size() == n + kBlockTrailerSize &&
+      static_cast<BlockCompression>(stored[n]) == BlockCompression::kNone) {
+    stats->block_reads++;
+    stats->bytes_read += n + kBlockTrailerSize;
+    if (ro.verify_checksums && !IsVerified(index_entry_offset)) {
+      if (DecodeFixed32(stored.data() + n + 1) !=
+          Checksum32(stored.substr(0, n + 1))) {
+        return Corruption(absl::StrCat("block at offset ", handle.offset,
+                                       ": block checksum mismatch"));
+      }
+      MarkVerified(index_entry_offset);
+    }
+    absl::StatusOr<Block> block = Block::Parse(
+        BlockContents{nullptr, n, stored.data()}, handle.offset, file_name);
+    if (!block.ok()) return block.status();
+    in_place->emplace(*std::move(block));
+    return &**in_place;
+  }
+  // Compressed (or short: DecodeStoredBlock reports it): decoded from the
+  // bytes in hand into the block cache, unless the cache already has it.
   absl::StatusOr<BlockRef> block =
-      GetDataBlock(ro, index_value, stats, stable_reads ? nullptr : readahead);
+      GetDataBlock(ro, handle, stats, nullptr, stored);
   if (!block.ok()) return block.status();
   *ref = *std::move(block);
   return ref->get();
@@ -93,28 +109,40 @@ absl::Status Table::Rep::WithDataBlock(
   return fn(**block);
 }
 
-absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
-                                                  std::string_view index_value,
-                                                  ReadStats* stats,
-                                                  Readahead* readahead) const {
-  BlockHandle handle;
-  if (absl::Status s = DecodeDataHandle(index_value, &handle); !s.ok()) {
-    return s;
+namespace {
+
+// The block cache's key of the block at `offset` of the table `cache_id`.
+struct BlockCacheKey {
+  BlockCacheKey(uint64_t cache_id, uint64_t offset) {
+    EncodeFixed64(bytes, cache_id);
+    EncodeFixed64(bytes + 8, offset);
   }
+  std::string_view view() const { return std::string_view(bytes, 16); }
+  char bytes[16];
+};
+
+}  // namespace
+
+std::optional<BlockRef> Table::Rep::CachedDataBlock(
+    const BlockHandle& handle, ReadStats* stats, Readahead* readahead) const {
   Cache* const cache = options.block_cache;
-  char cache_key[16];
-  if (cache != nullptr) {
-    EncodeFixed64(cache_key, cache_id);
-    EncodeFixed64(cache_key + 8, handle.offset);
-    Cache::Handle* h = cache->Lookup(std::string_view(cache_key, 16));
-    if (h != nullptr) {
-      if (stats != nullptr) stats->block_cache_hits++;
-      if (readahead != nullptr) {
-        readahead->Note(handle.offset, handle.size + kBlockTrailerSize);
-      }
-      return BlockRef::Cached(cache, h);
-    }
+  if (cache == nullptr) return std::nullopt;
+  Cache::Handle* h =
+      cache->Lookup(BlockCacheKey(cache_id, handle.offset).view());
+  if (h == nullptr) return std::nullopt;
+  if (stats != nullptr) stats->block_cache_hits++;
+  if (readahead != nullptr) {
+    readahead->Note(handle.offset, handle.size + kBlockTrailerSize);
   }
+  return BlockRef::Cached(cache, h);
+}
+
+absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(
+    const ReadOptions& ro, const BlockHandle& handle, ReadStats* stats,
+    Readahead* readahead, std::optional<std::string_view> stored) const {
+  std::optional<BlockRef> cached = CachedDataBlock(handle, stats, readahead);
+  if (cached.has_value()) return *std::move(cached);
+  Cache* const cache = options.block_cache;
   const bool fill = cache != nullptr && ro.fill_cache;
   if (stats != nullptr) {
     stats->block_reads++;
@@ -123,19 +151,18 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
   // A block that goes into the cache is always verified, so that a later
   // read asking for verification never gets an unchecked block from it.
   const bool verify = ro.verify_checksums || fill;
-  std::optional<std::string_view> ahead;
-  if (readahead != nullptr) {
+  if (!stored.has_value() && readahead != nullptr) {
     // DecodeDataHandle checked that the block and its trailer end by
     // data_end.
     absl::StatusOr<std::optional<std::string_view>> read = readahead->Read(
         *file, handle.offset,
         static_cast<size_t>(handle.size) + kBlockTrailerSize, data_end);
     if (!read.ok()) return read.status();
-    ahead = *read;
+    stored = *read;
   }
   absl::StatusOr<BlockContents> contents =
-      ahead.has_value() ? DecodeStoredBlock(*ahead, handle, verify, file_name)
-                        : ReadBlock(*file, handle, verify, file_name);
+      stored.has_value() ? DecodeStoredBlock(*stored, handle, verify, file_name)
+                         : ReadBlock(*file, handle, verify, file_name);
   if (!contents.ok()) return contents.status();
   absl::StatusOr<std::unique_ptr<Block>> block =
       Block::Create(*std::move(contents), handle.offset, file_name);
@@ -143,8 +170,8 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
   if (!fill) return BlockRef::Owned(*std::move(block));
   const size_t charge = (*block)->size();
   Cache::Handle* h =
-      cache->Insert(std::string_view(cache_key, 16), block->release(), charge,
-                    &DeleteCachedBlock);
+      cache->Insert(BlockCacheKey(cache_id, handle.offset).view(),
+                    block->release(), charge, &DeleteCachedBlock);
   return BlockRef::Cached(cache, h);
 }
 

@@ -95,13 +95,20 @@ struct Table::Rep {
   absl::Status DecodeDataHandle(std::string_view index_value,
                                 BlockHandle* handle) const;
 
-  // The data block named by an index entry's value: from the block cache, or
-  // read (and cached unless !fill_cache), through *readahead when not
-  // nullptr (an iterator's). Counts into *stats if not nullptr.
-  absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
-                                        std::string_view index_value,
-                                        ReadStats* stats,
-                                        Readahead* readahead = nullptr) const;
+  // The data block at `handle` if the block cache holds it (counted in
+  // stats->block_cache_hits, and noted by *readahead when not nullptr).
+  std::optional<BlockRef> CachedDataBlock(const BlockHandle& handle,
+                                          ReadStats* stats,
+                                          Readahead* readahead) const;
+
+  // The data block at `handle`: from the block cache, or decoded from
+  // `stored` (its stored bytes, when the caller has them) or else read,
+  // through *readahead when not nullptr (an iterator's); cached unless
+  // !fill_cache. Counts into *stats if not nullptr.
+  absl::StatusOr<BlockRef> GetDataBlock(
+      const ReadOptions& ro, const BlockHandle& handle, ReadStats* stats,
+      Readahead* readahead = nullptr,
+      std::optional<std::string_view> stored = std::nullopt) const;
 
   // The data block named by the index entry `index_value` at
   // `index_entry_offset`: parsed in place in the mapped file into *in_place

@@ -293,5 +293,51 @@ TEST(TableMappedReadsTest, PrefetchedBlockIsReadOnce) {
   std::filesystem::remove_all(dir);
 }
 
+// A compressed block of a memory-mapped table is used decoded, from the
+// block cache: one file read when it is first decoded, none while the cache
+// holds it (before, each use read the map and then read it again to decode).
+TEST(TableMappedReadsTest, CachedCompressedBlocksAreNotReadAgain) {
+  std::string dir =
+      (std::filesystem::temp_directory_path() / "sift_mapped_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string fname = dir + "/c.sst";
+  CountingEnv env(Env::Default());
+  auto cache = NewLRUCache(8 << 20);
+  TableOptions o;
+  o.compression = Compression::kSnappy;
+  o.block_cache = cache.get();
+  constexpr int kKeys = 3000;
+  test::KVVector kvs;
+  for (int i = 0; i < kKeys; ++i) {
+    kvs.emplace_back(test::NumberKey(2 * i), std::string(100, 'a' + i % 3));
+  }
+  ASSERT_TRUE(test::WriteTable(&env, fname, o, kvs).ok());
+  auto size = env.GetFileSize(fname);
+  ASSERT_TRUE(size.ok());
+  auto file = env.NewRandomAccessFile(fname, RandomAccessMode::kMemoryMapped);
+  ASSERT_TRUE(file.ok()) << file.status();
+  if (!(*file)->StableReads()) GTEST_SKIP() << "no memory map here";
+  auto table = Table::Open(o, *std::move(file), *size, fname);
+  ASSERT_TRUE(table.ok()) << table.status();
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass);
+    env.Reset();
+    ReadStats stats;
+    for (int i = 0; i < kKeys; i += 5) {
+      ASSERT_TRUE(
+          TableGet(**table, ReadOptions(), test::NumberKey(2 * i), &stats)
+              .ok());
+    }
+    EXPECT_EQ(env.random_reads(), stats.block_reads);
+    if (pass == 0) {
+      EXPECT_GT(stats.block_reads, 10u);
+    } else {
+      EXPECT_EQ(stats.block_reads, 0u);
+      EXPECT_EQ(stats.block_cache_hits, static_cast<uint64_t>(kKeys / 5));
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace sift
