@@ -90,8 +90,24 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
   }
   // Compressed (or short: DecodeStoredBlock reports it): decoded from the
   // bytes in hand into the block cache, unless the cache already has it.
+  // Their checksum, like a raw block's, is verified once per open table: a
+  // block that left the cache is decoded again without a second check.
+  bool checked = false;
+  if (stored.size() == n + kBlockTrailerSize &&
+      (ro.verify_checksums ||
+       (options.block_cache != nullptr && ro.fill_cache))) {
+    if (!IsVerified(index_entry_offset)) {
+      if (DecodeFixed32(stored.data() + n + 1) !=
+          Checksum32(stored.substr(0, n + 1))) {
+        return Corruption(absl::StrCat("block at offset ", handle.offset,
+                                       ": block checksum mismatch"));
+      }
+      MarkVerified(index_entry_offset);
+    }
+    checked = true;
+  }
   absl::StatusOr<BlockRef> block =
-      GetDataBlock(ro, handle, stats, nullptr, stored);
+      GetDataBlock(ro, handle, stats, nullptr, stored, checked);
   if (!block.ok()) return block.status();
   *ref = *std::move(block);
   return ref->get();
@@ -139,7 +155,8 @@ std::optional<BlockRef> Table::Rep::CachedDataBlock(
 
 absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(
     const ReadOptions& ro, const BlockHandle& handle, ReadStats* stats,
-    Readahead* readahead, std::optional<std::string_view> stored) const {
+    Readahead* readahead, std::optional<std::string_view> stored,
+    bool stored_checked) const {
   std::optional<BlockRef> cached = CachedDataBlock(handle, stats, readahead);
   if (cached.has_value()) return *std::move(cached);
   Cache* const cache = options.block_cache;
@@ -150,7 +167,7 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(
   }
   // A block that goes into the cache is always verified, so that a later
   // read asking for verification never gets an unchecked block from it.
-  const bool verify = ro.verify_checksums || fill;
+  const bool verify = (ro.verify_checksums || fill) && !stored_checked;
   if (!stored.has_value() && readahead != nullptr) {
     // DecodeDataHandle checked that the block and its trailer end by
     // data_end.

@@ -47,7 +47,8 @@ struct Table::Rep {
   // file->StableReads(): uncompressed data blocks are used in place.
   bool stable_reads = false;
   // For stable reads: bit i set once the data block named by the index
-  // entry at offset 4i of the index block has passed its checksum. Index
+  // entry at offset 4i of the index block has passed its checksum (raw
+  // blocks used in place and compressed ones decoded from the map alike). Index
   // entries (three lengths and a block handle) are at least five bytes
   // long, so no two share a bit. Set bits are never cleared: the mapped
   // file is immutable, so a block is verified once per open table.
@@ -104,11 +105,14 @@ struct Table::Rep {
   // The data block at `handle`: from the block cache, or decoded from
   // `stored` (its stored bytes, when the caller has them) or else read,
   // through *readahead when not nullptr (an iterator's); cached unless
-  // !fill_cache. Counts into *stats if not nullptr.
+  // !fill_cache. Counts into *stats if not nullptr. `stored_checked`: the
+  // caller has verified the checksum of `stored` (a mapped block, verified
+  // once per open table), so it is not verified again.
   absl::StatusOr<BlockRef> GetDataBlock(
       const ReadOptions& ro, const BlockHandle& handle, ReadStats* stats,
       Readahead* readahead = nullptr,
-      std::optional<std::string_view> stored = std::nullopt) const;
+      std::optional<std::string_view> stored = std::nullopt,
+      bool stored_checked = false) const;
 
   // The data block named by the index entry `index_value` at
   // `index_entry_offset`: parsed in place in the mapped file into *in_place
