@@ -249,35 +249,64 @@ TEST_F(TableReadsTest, SteppedLookupAgreesWithGet) {
 // On a memory-mapped file the stepped lookup reads each block once: the
 // view PrefetchDataBlock looked up is the one the search parses, so reads
 // counted under the table (by the Env) equal the table's block reads.
-TEST(TableMappedReadsTest, PrefetchedBlockIsReadOnce) {
-  std::string dir =
-      (std::filesystem::temp_directory_path() / "sift_mapped_XXXXXX").string();
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  const std::string fname = dir + "/m.sst";
-  CountingEnv env(Env::Default());
+// Tables written to a real file and read through a memory map, with reads
+// counted underneath.
+class TableMappedReadsTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() / "sift_mapped_XXXXXX")
+               .string();
+    ASSERT_NE(::mkdtemp(dir_.data()), nullptr);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // `kvs` written as a table and opened memory-mapped through env_, with
+  // env_'s counters reset; nullptr if that failed, or (mapped_ false) where
+  // this platform has no memory maps.
+  std::unique_ptr<Table> WriteAndMap(const TableOptions& o,
+                                     const test::KVVector& kvs) {
+    const std::string fname = dir_ + "/m.sst";
+    EXPECT_TRUE(test::WriteTable(&env_, fname, o, kvs).ok());
+    auto size = env_.GetFileSize(fname);
+    EXPECT_TRUE(size.ok()) << size.status();
+    if (!size.ok()) return nullptr;
+    auto file =
+        env_.NewRandomAccessFile(fname, RandomAccessMode::kMemoryMapped);
+    EXPECT_TRUE(file.ok()) << file.status();
+    if (!file.ok()) return nullptr;
+    if (!(*file)->StableReads()) {
+      mapped_ = false;
+      return nullptr;
+    }
+    auto table = Table::Open(o, *std::move(file), *size, fname);
+    EXPECT_TRUE(table.ok()) << table.status();
+    env_.Reset();
+    return table.ok() ? *std::move(table) : nullptr;
+  }
+
+  std::string dir_;
+  CountingEnv env_{Env::Default()};
+  bool mapped_ = true;
+};
+
+TEST_F(TableMappedReadsTest, PrefetchedBlockIsReadOnce) {
   TableOptions o;
   o.compression = Compression::kNone;  // parsed in place in the map
   constexpr int kKeys = 3000;
-  ASSERT_TRUE(test::WriteTable(&env, fname, o, EvenKeys(kKeys)).ok());
-  auto size = env.GetFileSize(fname);
-  ASSERT_TRUE(size.ok());
-  auto file = env.NewRandomAccessFile(fname, RandomAccessMode::kMemoryMapped);
-  ASSERT_TRUE(file.ok()) << file.status();
-  if (!(*file)->StableReads()) GTEST_SKIP() << "no memory map here";
-  auto table = Table::Open(o, *std::move(file), *size, fname);
-  ASSERT_TRUE(table.ok()) << table.status();
-  env.Reset();
+  std::unique_ptr<Table> table = WriteAndMap(o, EvenKeys(kKeys));
+  if (!mapped_) GTEST_SKIP() << "no memory map here";
+  ASSERT_NE(table, nullptr);
   ReadStats stats;
   int found = 0;
   for (int i = 0; i < kKeys; i += 7) {
     const std::string key = test::NumberKey(2 * i);
     FilterKeyHash filter_key(key);
-    ASSERT_TRUE((*table)->FilterMayMatch(&filter_key, &stats));
-    auto block = (*table)->FindDataBlock(key, &stats);
+    ASSERT_TRUE(table->FilterMayMatch(&filter_key, &stats));
+    auto block = table->FindDataBlock(key, &stats);
     ASSERT_TRUE(block.ok() && block->has_value());
-    (*table)->PrefetchDataBlock(&**block);
+    table->PrefetchDataBlock(&**block);
     EXPECT_FALSE((*block)->mapped.empty());
-    ASSERT_TRUE((*table)
+    ASSERT_TRUE(table
                     ->GetInDataBlock(
                         ReadOptions(), **block, key,
                         [&](std::string_view k, std::string_view) {
@@ -289,19 +318,13 @@ TEST(TableMappedReadsTest, PrefetchedBlockIsReadOnce) {
   }
   EXPECT_EQ(found, (kKeys + 6) / 7);
   EXPECT_EQ(stats.block_reads, static_cast<uint64_t>(found));
-  EXPECT_EQ(env.random_reads(), stats.block_reads);
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(env_.random_reads(), stats.block_reads);
 }
 
 // A compressed block of a memory-mapped table is used decoded, from the
 // block cache: one file read when it is first decoded, none while the cache
 // holds it (before, each use read the map and then read it again to decode).
-TEST(TableMappedReadsTest, CachedCompressedBlocksAreNotReadAgain) {
-  std::string dir =
-      (std::filesystem::temp_directory_path() / "sift_mapped_XXXXXX").string();
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  const std::string fname = dir + "/c.sst";
-  CountingEnv env(Env::Default());
+TEST_F(TableMappedReadsTest, CachedCompressedBlocksAreNotReadAgain) {
   auto cache = NewLRUCache(8 << 20);
   TableOptions o;
   o.compression = Compression::kSnappy;
@@ -311,24 +334,18 @@ TEST(TableMappedReadsTest, CachedCompressedBlocksAreNotReadAgain) {
   for (int i = 0; i < kKeys; ++i) {
     kvs.emplace_back(test::NumberKey(2 * i), std::string(100, 'a' + i % 3));
   }
-  ASSERT_TRUE(test::WriteTable(&env, fname, o, kvs).ok());
-  auto size = env.GetFileSize(fname);
-  ASSERT_TRUE(size.ok());
-  auto file = env.NewRandomAccessFile(fname, RandomAccessMode::kMemoryMapped);
-  ASSERT_TRUE(file.ok()) << file.status();
-  if (!(*file)->StableReads()) GTEST_SKIP() << "no memory map here";
-  auto table = Table::Open(o, *std::move(file), *size, fname);
-  ASSERT_TRUE(table.ok()) << table.status();
+  std::unique_ptr<Table> table = WriteAndMap(o, kvs);
+  if (!mapped_) GTEST_SKIP() << "no memory map here";
+  ASSERT_NE(table, nullptr);
   for (int pass = 0; pass < 2; ++pass) {
     SCOPED_TRACE(pass);
-    env.Reset();
+    env_.Reset();
     ReadStats stats;
     for (int i = 0; i < kKeys; i += 5) {
       ASSERT_TRUE(
-          TableGet(**table, ReadOptions(), test::NumberKey(2 * i), &stats)
-              .ok());
+          TableGet(*table, ReadOptions(), test::NumberKey(2 * i), &stats).ok());
     }
-    EXPECT_EQ(env.random_reads(), stats.block_reads);
+    EXPECT_EQ(env_.random_reads(), stats.block_reads);
     if (pass == 0) {
       EXPECT_GT(stats.block_reads, 10u);
     } else {
@@ -336,7 +353,6 @@ TEST(TableMappedReadsTest, CachedCompressedBlocksAreNotReadAgain) {
       EXPECT_EQ(stats.block_cache_hits, static_cast<uint64_t>(kKeys / 5));
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
