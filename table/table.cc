@@ -39,6 +39,20 @@ absl::Status Table::Rep::DecodeDataHandle(std::string_view index_value,
   return absl::OkStatus();
 }
 
+absl::Status Table::Rep::VerifyMappedOnce(std::string_view stored,
+                                          const BlockHandle& handle,
+                                          uint32_t index_entry_offset) const {
+  if (IsVerified(index_entry_offset)) return absl::OkStatus();
+  const size_t n = static_cast<size_t>(handle.size);
+  if (DecodeFixed32(stored.data() + n + 1) !=
+      Checksum32(stored.substr(0, n + 1))) {
+    return Corruption(absl::StrCat("block at offset ", handle.offset,
+                                   ": block checksum mismatch"));
+  }
+  MarkVerified(index_entry_offset);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     const ReadOptions& ro, std::string_view index_value,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
@@ -55,11 +69,13 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
   }
   const size_t n = static_cast<size_t>(handle.size);
   std::string_view stored = mapped;
+  bool cache_checked = false;
   if (stored.size() != n + kBlockTrailerSize) {
     // A table written with compression keeps most of its blocks compressed,
     // and those are used decoded, from the block cache: look there before
     // touching the file.
     if (properties.compression != static_cast<uint8_t>(Compression::kNone)) {
+      cache_checked = true;
       std::optional<BlockRef> cached = CachedDataBlock(handle, stats, nullptr);
       if (cached.has_value()) {
         *ref = *std::move(cached);
@@ -74,13 +90,9 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
       static_cast<BlockCompression>(stored[n]) == BlockCompression::kNone) {
     stats->block_reads++;
     stats->bytes_read += n + kBlockTrailerSize;
-    if (ro.verify_checksums && !IsVerified(index_entry_offset)) {
-      if (DecodeFixed32(stored.data() + n + 1) !=
-          Checksum32(stored.substr(0, n + 1))) {
-        return Corruption(absl::StrCat("block at offset ", handle.offset,
-                                       ": block checksum mismatch"));
-      }
-      MarkVerified(index_entry_offset);
+    if (ro.verify_checksums) {
+      absl::Status s = VerifyMappedOnce(stored, handle, index_entry_offset);
+      if (!s.ok()) return s;
     }
     absl::StatusOr<Block> block = Block::Parse(
         BlockContents{nullptr, n, stored.data()}, handle.offset, file_name);
@@ -89,25 +101,27 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     return &**in_place;
   }
   // Compressed (or short: DecodeStoredBlock reports it): decoded from the
-  // bytes in hand into the block cache, unless the cache already has it.
-  // Their checksum, like a raw block's, is verified once per open table: a
+  // bytes in hand into the block cache, unless the cache already has it
+  // (asked above when the table was written with compression).
+  if (!cache_checked) {
+    std::optional<BlockRef> cached = CachedDataBlock(handle, stats, nullptr);
+    if (cached.has_value()) {
+      *ref = *std::move(cached);
+      return ref->get();
+    }
+  }
+  // Its checksum, like a raw block's, is verified once per open table: a
   // block that left the cache is decoded again without a second check.
   bool checked = false;
   if (stored.size() == n + kBlockTrailerSize &&
       (ro.verify_checksums ||
        (options.block_cache != nullptr && ro.fill_cache))) {
-    if (!IsVerified(index_entry_offset)) {
-      if (DecodeFixed32(stored.data() + n + 1) !=
-          Checksum32(stored.substr(0, n + 1))) {
-        return Corruption(absl::StrCat("block at offset ", handle.offset,
-                                       ": block checksum mismatch"));
-      }
-      MarkVerified(index_entry_offset);
-    }
+    absl::Status s = VerifyMappedOnce(stored, handle, index_entry_offset);
+    if (!s.ok()) return s;
     checked = true;
   }
   absl::StatusOr<BlockRef> block =
-      GetDataBlock(ro, handle, stats, nullptr, stored, checked);
+      ReadDataBlock(ro, handle, stats, nullptr, stored, checked);
   if (!block.ok()) return block.status();
   *ref = *std::move(block);
   return ref->get();
@@ -153,12 +167,19 @@ std::optional<BlockRef> Table::Rep::CachedDataBlock(
   return BlockRef::Cached(cache, h);
 }
 
-absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(
+absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
+                                                  const BlockHandle& handle,
+                                                  ReadStats* stats,
+                                                  Readahead* readahead) const {
+  std::optional<BlockRef> cached = CachedDataBlock(handle, stats, readahead);
+  if (cached.has_value()) return *std::move(cached);
+  return ReadDataBlock(ro, handle, stats, readahead, std::nullopt, false);
+}
+
+absl::StatusOr<BlockRef> Table::Rep::ReadDataBlock(
     const ReadOptions& ro, const BlockHandle& handle, ReadStats* stats,
     Readahead* readahead, std::optional<std::string_view> stored,
     bool stored_checked) const {
-  std::optional<BlockRef> cached = CachedDataBlock(handle, stats, readahead);
-  if (cached.has_value()) return *std::move(cached);
   Cache* const cache = options.block_cache;
   const bool fill = cache != nullptr && ro.fill_cache;
   if (stats != nullptr) {

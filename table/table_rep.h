@@ -96,23 +96,37 @@ struct Table::Rep {
   absl::Status DecodeDataHandle(std::string_view index_value,
                                 BlockHandle* handle) const;
 
+  // For stable reads: checks the checksum of `stored`, the mapped bytes
+  // (block and trailer) of the data block at `handle` named by the index
+  // entry at `index_entry_offset`, unless this open table already has.
+  absl::Status VerifyMappedOnce(std::string_view stored,
+                                const BlockHandle& handle,
+                                uint32_t index_entry_offset) const;
+
   // The data block at `handle` if the block cache holds it (counted in
   // stats->block_cache_hits, and noted by *readahead when not nullptr).
   std::optional<BlockRef> CachedDataBlock(const BlockHandle& handle,
                                           ReadStats* stats,
                                           Readahead* readahead) const;
 
-  // The data block at `handle`: from the block cache, or decoded from
-  // `stored` (its stored bytes, when the caller has them) or else read,
+  // The data block at `handle`: from the block cache, or else as
+  // ReadDataBlock gives it (read, through *readahead when not nullptr).
+  absl::StatusOr<BlockRef> GetDataBlock(const ReadOptions& ro,
+                                        const BlockHandle& handle,
+                                        ReadStats* stats,
+                                        Readahead* readahead) const;
+
+  // The data block at `handle`, not looked for in the block cache: decoded
+  // from `stored` (its stored bytes, when the caller has them) or else read,
   // through *readahead when not nullptr (an iterator's); cached unless
   // !fill_cache. Counts into *stats if not nullptr. `stored_checked`: the
   // caller has verified the checksum of `stored` (a mapped block, verified
   // once per open table), so it is not verified again.
-  absl::StatusOr<BlockRef> GetDataBlock(
-      const ReadOptions& ro, const BlockHandle& handle, ReadStats* stats,
-      Readahead* readahead = nullptr,
-      std::optional<std::string_view> stored = std::nullopt,
-      bool stored_checked = false) const;
+  absl::StatusOr<BlockRef> ReadDataBlock(const ReadOptions& ro,
+                                         const BlockHandle& handle,
+                                         ReadStats* stats, Readahead* readahead,
+                                         std::optional<std::string_view> stored,
+                                         bool stored_checked) const;
 
   // The data block named by the index entry `index_value` at
   // `index_entry_offset`: parsed in place in the mapped file into *in_place
