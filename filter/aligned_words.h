@@ -31,6 +31,10 @@ class AlignedWords {
   const uint64_t* data() const { return words_.get(); }
   // Allocated bytes (a multiple of 64).
   size_t size_bytes() const { return size_bytes_; }
+  // What size_bytes() is for an array of `num_words` words.
+  static size_t BytesFor(uint64_t num_words) {
+    return RoundUp(num_words * sizeof(uint64_t));
+  }
 
  private:
   struct Free {

@@ -7,6 +7,7 @@
 
 #include "filter/filter_format.h"
 #include "filter/fuse_math.h"
+#include "filter/modular_bloom.h"
 
 namespace sift {
 namespace {
@@ -196,6 +197,15 @@ double TheoreticalFpr(const FilterInfo& info) {
   if (!info.known) return 1.0;
   if (info.kind == kBinaryFuseTag) {
     return info.num_keys == 0 ? 0.0 : FuseFpr(info.fingerprint_bits);
+  }
+  if (info.kind == kModularBloomTag) {
+    // Writers make every unit alike (filter/modular_bloom.cc), so a unit is
+    // the average one; a query consults the resident units only.
+    if (info.num_units == 0 || info.num_keys == 0) return 0.0;
+    const double unit =
+        BlockedFpr(info.num_bits / info.num_units, info.num_keys,
+                   info.num_probes / info.num_units);
+    return std::pow(unit, static_cast<double>(info.resident_units));
   }
   return TheoreticalFpr(static_cast<FilterKind>(info.kind), info.num_bits,
                         info.num_keys, info.num_probes);

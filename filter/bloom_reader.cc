@@ -15,6 +15,7 @@
 #include "filter/filter.h"
 #include "filter/filter_format.h"
 #include "filter/fuse_filter.h"
+#include "filter/modular_bloom.h"
 #include "util/hash.h"
 
 namespace sift {
@@ -113,6 +114,19 @@ class UnknownFilterReader final : public FilterReader {
 
 absl::StatusOr<std::unique_ptr<FilterReader>> FilterReader::Parse(
     std::string_view serialized) {
+  return Parse(serialized, kMaxFilterUnits);
+}
+
+absl::StatusOr<std::unique_ptr<FilterReader>> FilterReader::Parse(
+    std::string_view serialized, uint32_t max_units) {
+  if (serialized.size() >= 2 &&
+      static_cast<uint8_t>(serialized[0]) == kModularBloomTag &&
+      static_cast<uint8_t>(serialized[1]) == kModularFormatVersion) {
+    absl::StatusOr<std::unique_ptr<ModularBloomReader>> modular =
+        ModularBloomReader::Parse(serialized, max_units);
+    if (!modular.ok()) return modular.status();
+    return std::unique_ptr<FilterReader>(*std::move(modular));
+  }
   absl::StatusOr<FilterContents> contents = DecodeFilter(serialized);
   if (!contents.ok()) return contents.status();
   if (!contents->info.known) {

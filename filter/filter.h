@@ -32,6 +32,10 @@ struct FilterInfo {
   uint32_t fingerprint_bits = 0;  // w (binary fuse); 0 for the Bloom layouts
   uint64_t num_keys = 0;          // n, distinct keys added
   uint64_t seed = 0;              // hash seed
+  // Modular Bloom (kind 4): units on disk and units in memory (queries
+  // consult the resident ones); 0 for the other kinds.
+  uint32_t num_units = 0;
+  uint32_t resident_units = 0;
   double bits_per_key() const {
     return num_keys == 0 ? 0.0 : static_cast<double>(num_bits) / num_keys;
   }
@@ -133,6 +137,10 @@ class FilterReader {
   // and info().known is false.
   static absl::StatusOr<std::unique_ptr<FilterReader>> Parse(
       std::string_view serialized);
+  // The same, keeping at most the first `max_units` units of a modular
+  // filter (filter/modular_bloom.h) in memory; other kinds are whole.
+  static absl::StatusOr<std::unique_ptr<FilterReader>> Parse(
+      std::string_view serialized, uint32_t max_units);
 
   // False only if the key was certainly not added. Never a false negative.
   bool MayMatch(FilterKeyHash* key) const {

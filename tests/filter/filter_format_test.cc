@@ -117,8 +117,8 @@ TEST(FilterFormatTest, UnknownKindOrVersionAnswersMaybe) {
   struct Case {
     uint8_t kind, version;
   };
-  for (Case c : {Case{4, 1}, Case{0, 1}, Case{255, 1}, Case{1, 2}, Case{2, 0},
-                 Case{2, 9}, Case{3, 0}, Case{3, 3}}) {
+  for (Case c : {Case{4, 2}, Case{5, 1}, Case{0, 1}, Case{255, 1}, Case{1, 2},
+                 Case{2, 0}, Case{2, 9}, Case{3, 0}, Case{3, 3}}) {
     std::string s = good;
     s[0] = static_cast<char>(c.kind);
     s[1] = static_cast<char>(c.version);
