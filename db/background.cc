@@ -95,6 +95,12 @@ void BackgroundWork::Run() {
   if (!state_.shutting_down.load(std::memory_order_acquire) &&
       state_.bg_error.ok()) {
     Step();
+    if (state_.filter_residency != nullptr) {
+      // The tree may have changed shape: filter memory follows it.
+      state_.mutex.Unlock();
+      state_.ReconcileFilters();
+      state_.mutex.Lock();
+    }
   }
   if (merged_since_release_ && !WorkPending()) {
     // The work is done for now: hand back what the merges freed (their

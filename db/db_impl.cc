@@ -40,6 +40,7 @@ absl::StatusOr<std::unique_ptr<DB>> DBImpl::OpenDB(const Options& options,
     }
   }
   if (!s.ok()) return s;  // the destructor releases the lock if taken
+  db->state_.ReconcileFilters(/*open_tables=*/true);
   return std::unique_ptr<DB>(std::move(db));
 }
 

@@ -144,6 +144,8 @@ std::string StatsText(DBState& state) {
                       rs.block_reads, rs.bytes_read, rs.block_cache_hits,
                       rs.ReadAmplification()),
       absl::StrFormat("  tables loaded again (not open): %u\n", rs.table_loads),
+      absl::StrFormat("  filter units loaded from files: %u\n",
+                      rs.filter_unit_loads),
       absl::StrFormat("  iterators: %u seeks, %u blocks read from files, %u "
                       "block cache hits\n",
                       rs.seeks, rs.iterator_block_reads,

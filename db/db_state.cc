@@ -27,8 +27,20 @@ DBState::DBState(const Options& opts, std::string name)
       table_cache(std::make_unique<TableCache>(
           dbname, options, &icmp, block_cache.get(),
           options.max_open_files - kNonTableFiles)),
+      filter_residency(opts.filter_memory_limit > 0
+                           ? std::make_unique<FilterResidency>(
+                                 opts.filter_memory_limit, table_cache.get())
+                           : nullptr),
       versions(std::make_unique<VersionSet>(dbname, &options, table_cache.get(),
-                                            &icmp)) {}
+                                            &icmp)) {
+  if (filter_residency != nullptr) {
+    table_cache->SetFilterUnitsAtOpen(
+        [residency = filter_residency.get()](uint64_t number,
+                                             const ModularHeader& header) {
+          return residency->UnitsAtOpen(number, header);
+        });
+  }
+}
 
 DBState::~DBState() = default;
 
@@ -73,6 +85,32 @@ void DBState::DropImmutableMemTable() {
 void DBState::InstallSuperVersion() {
   super_versions.Install(std::make_shared<const SuperVersion>(
       SuperVersion{mem_, imm_, versions->current()}));
+}
+
+void DBState::ReconcileFilters(bool open_tables) {
+  if (filter_residency == nullptr) return;
+  std::shared_ptr<const Version> current;
+  {
+    MutexLock lock(&mutex);
+    current = versions->current();
+  }
+  ReadStats stats;
+  const absl::Status s = filter_residency->Reconcile(
+      current,
+      [this](FilterResidency::DropFn drop) {
+        MutexLock lock(&mutex);
+        drop(&versions->current()->retired());
+      },
+      &stats, open_tables,
+      static_cast<size_t>(
+          std::max(options.max_open_files - kNonTableFiles, 1)));
+  super_versions.AddStats(stats);
+  if (!s.ok()) {
+    Log(
+        absl::StrCat("filter units not loaded (their tables answer with "
+                     "fewer): ",
+                     s.ToString()));
+  }
 }
 
 void DBState::Log(std::string_view message) const {

@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "db/compaction_job.h"
 #include "db/dbformat.h"
+#include "db/filter_residency.h"
 #include "db/memtable.h"
 #include "db/snapshot.h"
 #include "db/super_version.h"
@@ -107,6 +108,15 @@ class DBState {
   // Write a line to the informational LOG file, if one is open.
   void Log(std::string_view message) const;
 
+  // Under a filter memory limit, choose and load the filter units of the
+  // current version's open tables (FilterResidency::Reconcile), counting
+  // the loads into the read stats; a unit that cannot be read is logged
+  // (its table keeps fewer units: more block reads, never a wrong answer).
+  // No-op without a limit. `open_tables`: open the version's tables first
+  // (as many as the table cache keeps), for DB::Open. REQUIRES: mutex not
+  // held.
+  void ReconcileFilters(bool open_tables = false) ABSL_LOCKS_EXCLUDED(mutex);
+
   // A new table file number, protected from DeleteObsoleteFiles for as long
   // as the result lives (see PendingOutput). Waits (releasing the mutex)
   // while a deletion pass is listing files.
@@ -125,6 +135,9 @@ class DBState {
   // nullptr when options.block_cache_capacity is 0.
   const std::unique_ptr<Cache> block_cache;
   const std::unique_ptr<TableCache> table_cache;
+  // Under options.filter_memory_limit: which filter units stay resident
+  // (set before any table opens); nullptr without a limit.
+  const std::unique_ptr<FilterResidency> filter_residency;
   // Set once by Open before other threads see the DB; nullable.
   std::unique_ptr<Logger> info_log;
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "filter/bloom_math.h"
+#include "filter/modular_bloom.h"
 
 namespace sift {
 namespace {
@@ -57,6 +58,15 @@ double FprOf(const FilterInfo& info, BlockedFprMemo* blocked) {
     case FilterKind::kBinaryFuse:
       return TheoreticalFpr(info);  // 2^-w, from the header
   }
+  if (info.kind == kModularBloomTag) {
+    // Alike units (filter/modular_bloom.h); only the resident ones answer.
+    if (info.num_units == 0 || info.num_keys == 0) return 0.0;
+    FilterInfo unit = info;
+    unit.num_bits = info.num_bits / info.num_units;
+    unit.num_probes = info.num_probes / info.num_units;
+    return std::pow(blocked->Get(unit),
+                    static_cast<double>(info.resident_units));
+  }
   return 1.0;  // a kind without a theory here: counted as answering "maybe"
 }
 
@@ -76,7 +86,11 @@ FilterReport SummarizeFilters(absl::Span<const TableFilterFacts> tables) {
     const double fpr = t.has_filter ? FprOf(t.filter, &memo) : 1.0;
     ++level.tables;
     if (t.has_filter) {
-      level.filter_bits += t.filter.num_bits;
+      // In memory: a modular filter's resident units only.
+      level.filter_bits +=
+          t.filter.kind == kModularBloomTag
+              ? t.filter.num_bits / t.filter.num_units * t.filter.resident_units
+              : t.filter.num_bits;
       level.filter_keys += t.filter.num_keys;
     }
     if (t.level == 0) {

@@ -54,9 +54,12 @@ absl::Status ExternalFileIngestion::Run(const std::vector<std::string>& paths) {
           return commit;
         });
   }
-  MutexLock lock(&state_.mutex);
-  if (!s.ok()) RemoveCopies();
-  files_.clear();  // the guards end: the files are live now, or gone
+  {
+    MutexLock lock(&state_.mutex);
+    if (!s.ok()) RemoveCopies();
+    files_.clear();  // the guards end: the files are live now, or gone
+  }
+  if (s.ok()) state_.ReconcileFilters();
   return s;
 }
 

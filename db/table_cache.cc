@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
 #include "db/scan_prefix.h"
+#include "filter/modular_bloom.h"
 #include "table/iterators.h"
 #include "util/coding.h"
 
@@ -19,13 +20,14 @@ namespace {
 struct OpenTable {
   std::unique_ptr<Table> table;
   TableCache::Usage* usage;
-  size_t filter_bytes;
+  // Changed by SetFilterUnits as a modular filter's units come and go.
+  std::atomic<size_t> filter_bytes;
   size_t index_bytes;
 };
 
 void DeleteOpenTable(std::string_view /*key*/, void* value) {
   auto* entry = static_cast<OpenTable*>(value);
-  entry->usage->filter_bytes.fetch_sub(entry->filter_bytes,
+  entry->usage->filter_bytes.fetch_sub(entry->filter_bytes.load(),
                                        std::memory_order_relaxed);
   entry->usage->index_bytes.fetch_sub(entry->index_bytes,
                                       std::memory_order_relaxed);
@@ -190,6 +192,7 @@ TableOptions TableCache::MakeTableOptions(const Options& options,
   t.prefix_extractor = options.prefix_extractor;
   t.whole_key_filtering = options.whole_key_filtering;
   t.range_filter_bits_per_key = options.range_filter_bits_per_key;
+  t.modular_filter = options.filter_memory_limit > 0;
   t.block_cache = block_cache;
   return t;
 }
@@ -207,7 +210,13 @@ absl::StatusOr<std::unique_ptr<Table>> TableCache::OpenTableFile(
     }
     return file.status();
   }
-  return Table::Open(table_options_, *std::move(file), file_size, fname);
+  if (filter_units_at_open_ == nullptr) {
+    return Table::Open(table_options_, *std::move(file), file_size, fname);
+  }
+  return Table::Open(table_options_, *std::move(file), file_size, fname,
+                     [&](const ModularHeader& header) {
+                       return filter_units_at_open_(file_number, header);
+                     });
 }
 
 absl::StatusOr<TableCache::TableRef> TableCache::FindTable(uint64_t file_number,
@@ -233,7 +242,8 @@ absl::StatusOr<TableCache::TableRef> TableCache::FindOrOpen(
   entry->usage = &usage_;
   entry->filter_bytes = entry->table->FilterMemoryUsage();
   entry->index_bytes = entry->table->IndexMemoryUsage();
-  usage_.filter_bytes.fetch_add(entry->filter_bytes, std::memory_order_relaxed);
+  usage_.filter_bytes.fetch_add(entry->filter_bytes.load(),
+                                std::memory_order_relaxed);
   usage_.index_bytes.fetch_add(entry->index_bytes, std::memory_order_relaxed);
   usage_.open_tables.fetch_add(1, std::memory_order_relaxed);
   Cache::Handle* h =
@@ -373,10 +383,41 @@ TableCache::FilterBytes TableCache::FilterMemoryUsageOf(
   Cache::Handle* h = cache_->Lookup(CacheKey(file_number).view());
   if (h == nullptr) return {};
   const auto* open = static_cast<OpenTable*>(cache_->Value(h));
-  const FilterBytes bytes{open->filter_bytes,
+  const FilterBytes bytes{open->filter_bytes.load(),
                           open->table->RangeFilterMemoryUsage()};
   cache_->Release(h);
   return bytes;
+}
+
+void TableCache::SetFilterUnitsAtOpen(
+    std::function<uint32_t(uint64_t, const ModularHeader&)> units) {
+  filter_units_at_open_ = std::move(units);
+}
+
+absl::Status TableCache::SetFilterUnits(uint64_t file_number, uint32_t target,
+                                        RetiredMemory* retired,
+                                        ReadStats* stats) {
+  Cache::Handle* h = cache_->Lookup(CacheKey(file_number).view());
+  if (h == nullptr) return absl::OkStatus();
+  auto* open = static_cast<OpenTable*>(cache_->Value(h));
+  const Table& table = *open->table;
+  absl::Status s;
+  if (const ModularBloomReader* filter = table.modular_filter();
+      filter != nullptr) {
+    target = std::min(target, filter->num_units());
+    const size_t before = table.FilterMemoryUsage();
+    while (filter->resident_units() > target) {
+      retired->Retire(table.DropFilterUnit());
+    }
+    while (s.ok() && filter->resident_units() < target) {
+      s = table.LoadFilterUnit(stats);
+    }
+    const size_t after = table.FilterMemoryUsage();
+    open->filter_bytes.fetch_add(after - before, std::memory_order_relaxed);
+    usage_.filter_bytes.fetch_add(after - before, std::memory_order_relaxed);
+  }
+  cache_->Release(h);
+  return s;
 }
 
 }  // namespace sift

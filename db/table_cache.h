@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "db/dbformat.h"
+#include "db/retired_memory.h"
 #include "db/version_edit.h"
 #include "sift/env.h"
 #include "sift/iterator.h"
@@ -147,6 +149,24 @@ class TableCache {
   // Close table file_number once nobody uses it (its file is being deleted).
   void Evict(uint64_t file_number);
 
+  // How many units of its modular filter (given the filter's header) a
+  // table opened from now on keeps in memory, by file number
+  // (Options::filter_memory_limit; unset: all). REQUIRES: not called
+  // concurrently with opens (DB::Open sets it once, before recovery).
+  void SetFilterUnitsAtOpen(
+      std::function<uint32_t(uint64_t file_number, const ModularHeader&)>
+          units);
+
+  // If table file_number is open and has a modular filter, make `target`
+  // of its units resident (at most all): units dropped are retired into
+  // *retired (nullable when none are dropped), units loaded are read from the
+  // file and counted in stats->filter_unit_loads (stats nullable), and the
+  // memory accounting follows. A table that is not open is left alone. Errors:
+  // reading or checking a unit (DataLossError naming the file); the units
+  // loaded before it stay. REQUIRES: calls serialized (one owner of residency).
+  absl::Status SetFilterUnits(uint64_t file_number, uint32_t target,
+                              RetiredMemory* retired, ReadStats* stats);
+
   // Bytes of filters (indexes) held in memory by the currently open tables.
   size_t FilterMemoryUsage() const;
   size_t IndexMemoryUsage() const;
@@ -183,6 +203,7 @@ class TableCache {
   Env* const env_;
   const Comparator* const user_comparator_;  // iteration bounds compare so
   const TableOptions table_options_;
+  std::function<uint32_t(uint64_t, const ModularHeader&)> filter_units_at_open_;
   Usage usage_;  // declared before cache_: outlives the entries' deleters
   std::unique_ptr<Cache> cache_;
 };

@@ -15,6 +15,7 @@
 #include "db/dbformat.h"
 #include "db/level_bounds.h"
 #include "db/level_iterator.h"
+#include "db/retired_memory.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "filter/filter.h"
@@ -178,6 +179,10 @@ class Version {
   // One line per non-empty level: its files with number, size and range.
   std::string DebugString() const;
 
+  // Where memory that readers of this version (or an older one) may still
+  // use is retired (db/retired_memory.h): freed once no such reader is left.
+  RetiredMemory& retired() const { return *retired_; }
+
  private:
   friend class VersionSet;
 
@@ -205,6 +210,9 @@ class Version {
   std::array<LevelBounds, config::kNumLevels> bounds_;
   int compaction_level_ = -1;
   double compaction_score_ = -1;
+  // Linked to the next installed version's by VersionSet::AppendVersion.
+  const std::shared_ptr<RetiredMemory> retired_ =
+      std::make_shared<RetiredMemory>();
 };
 
 // Bytes a level >= 1 may hold before it needs compaction: 10 MiB at level 1,

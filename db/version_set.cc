@@ -119,6 +119,7 @@ void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
     return w.expired();
   });
   versions_.push_back(v);
+  if (current_ != nullptr) current_->retired_->SetNext(v->retired_);
   current_ = std::move(v);
   if (seek_compaction_.file != nullptr) {
     const FileList& files = current_->files(seek_compaction_.level);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "filter/filter.h"
+#include "filter/modular_bloom.h"
 #include "table/block.h"
 #include "table/format.h"
 #include "table/iterators.h"
@@ -288,7 +289,8 @@ absl::Status Table::Rep::ReadTail(Tail* tail) {
   return absl::OkStatus();
 }
 
-absl::Status Table::Rep::LoadMetaBlocks(const Tail& tail) {
+absl::Status Table::Rep::LoadMetaBlocks(
+    const Tail& tail, const Table::FilterUnitsFn& filter_units) {
   const Footer& footer = tail.footer;
   // Meta blocks are always verified, whatever the read options say later.
   auto meta_block = [&](const BlockHandle& h) {
@@ -336,15 +338,27 @@ absl::Status Table::Rep::LoadMetaBlocks(const Tail& tail) {
     return Corruption(absl::StrCat("filter block at offset ",
                                    footer.filter.offset, ": ", s.message()));
   }
+  filter_offset = footer.filter.offset;
   if (properties.filter_kind != 0) {
+    uint32_t units = kMaxFilterUnits;
+    if (filter_units != nullptr && !point.empty() &&
+        static_cast<uint8_t>(point[0]) == kModularBloomTag) {
+      // A header that does not decode: Parse reports it below.
+      if (ModularHeader header; header.DecodeFrom(point).ok()) {
+        units = filter_units(header);
+      }
+    }
     absl::StatusOr<std::unique_ptr<FilterReader>> reader =
-        FilterReader::Parse(point);
+        FilterReader::Parse(point, units);
     if (!reader.ok()) {
       return Corruption(absl::StrCat("filter block at offset ",
                                      footer.filter.offset, ": ",
                                      reader.status().message()));
     }
     filter = *std::move(reader);
+    if (filter->info().kind == kModularBloomTag) {
+      modular = static_cast<const ModularBloomReader*>(filter.get());
+    }
   } else if (!point.empty()) {
     return Corruption(absl::StrCat("filter block at offset ",
                                    footer.filter.offset,
@@ -371,7 +385,8 @@ absl::Status Table::Rep::LoadMetaBlocks(const Tail& tail) {
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
-    uint64_t file_size, const std::string& file_name) {
+    uint64_t file_size, const std::string& file_name,
+    const FilterUnitsFn& filter_units) {
   auto rep = std::make_unique<Rep>();
   rep->options = options;
   rep->file = std::move(file);
@@ -379,7 +394,9 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   rep->file_size = file_size;
   Rep::Tail tail;
   if (absl::Status s = rep->ReadTail(&tail); !s.ok()) return s;
-  if (absl::Status s = rep->LoadMetaBlocks(tail); !s.ok()) return s;
+  if (absl::Status s = rep->LoadMetaBlocks(tail, filter_units); !s.ok()) {
+    return s;
+  }
 
   if (options.block_cache != nullptr) {
     rep->cache_id = options.block_cache->NewId();
@@ -538,6 +555,40 @@ uint64_t Table::ApproximateOffsetOf(std::string_view key) const {
 }
 
 const TableProperties& Table::properties() const { return rep_->properties; }
+
+const ModularBloomReader* Table::modular_filter() const {
+  return rep_->modular;
+}
+
+absl::Status Table::LoadFilterUnit(ReadStats* stats) const {
+  const Rep& r = *rep_;
+  const uint32_t u = r.modular->resident_units();
+  const ModularHeader& header = r.modular->header();
+  const uint64_t offset = r.filter_offset + header.UnitOffset(u);
+  const size_t n = ModularHeader::UnitLength(header.units[u]);
+  std::unique_ptr<char[]> scratch;
+  if (!r.file->StableReads())
+    scratch = std::make_unique_for_overwrite<char[]>(n);
+  std::string_view bytes;
+  if (absl::Status s = r.file->Read(offset, n, &bytes, scratch.get());
+      !s.ok()) {
+    return s;
+  }
+  if (bytes.size() != n) {
+    return r.Corruption(
+        absl::StrCat("filter unit ", u, " at offset ", offset, ": short read"));
+  }
+  if (absl::Status s = r.modular->LoadNextUnit(bytes); !s.ok()) {
+    return r.Corruption(
+        std::string_view(s.message().data(), s.message().size()));
+  }
+  if (stats != nullptr) ++stats->filter_unit_loads;
+  return absl::OkStatus();
+}
+
+std::unique_ptr<AlignedWords> Table::DropFilterUnit() const {
+  return rep_->modular->DropLastUnit();
+}
 const FilterReader* Table::filter() const { return rep_->filter.get(); }
 
 bool Table::RangeMayMatch(std::optional<std::string_view> lower,

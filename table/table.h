@@ -2,6 +2,7 @@
 #define SIFT_TABLE_TABLE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@
 namespace sift {
 
 struct TableProperties;
+class AlignedWords;
+class ModularBloomReader;
+struct ModularHeader;
 
 // An open, immutable table. The footer, index, filter and properties are read
 // at Open and held in memory; data blocks are read on demand (one pread each)
@@ -31,9 +35,14 @@ class Table {
   // Read and validate the table in `file` of `file_size` bytes. `file_name`
   // only labels errors. Damage: absl::DataLossError naming the file.
   // `options` is copied; options.block_cache (if any) must outlive the Table.
+  // `filter_units` (nullable): given the header of a modular filter
+  // (TableOptions::modular_filter), how many of its units to keep in memory
+  // (LoadFilterUnit adds more later); without it, all.
+  using FilterUnitsFn = std::function<uint32_t(const ModularHeader&)>;
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
-      uint64_t file_size, const std::string& file_name);
+      uint64_t file_size, const std::string& file_name,
+      const FilterUnitsFn& filter_units = nullptr);
 
   Table(const Table&) = delete;
   Table& operator=(const Table&) = delete;
@@ -153,6 +162,21 @@ class Table {
   // properties().whole_key_filtering; the point lookups above then read the
   // table as if it had none.)
   const FilterReader* filter() const;
+
+  // The filter as a modular filter (TableOptions::modular_filter), or
+  // nullptr when it is another kind or there is none.
+  const ModularBloomReader* modular_filter() const;
+  // Read the next unit of the modular filter from the file and make it
+  // resident (counted in stats->filter_unit_loads, stats nullable). A short
+  // read or a bad checksum: DataLossError naming the file, nothing changed.
+  // REQUIRES: modular_filter() != nullptr with fewer than all its units
+  // resident; calls to this and DropFilterUnit are serialized by the caller.
+  absl::Status LoadFilterUnit(ReadStats* stats) const;
+  // Stop consulting the last resident unit and hand over its memory, to be
+  // freed once no probe that began before the call can still read it
+  // (ModularBloomReader::DropLastUnit). REQUIRES: modular_filter() !=
+  // nullptr with a unit resident; serialized as above.
+  std::unique_ptr<AlignedWords> DropFilterUnit() const;
 
   // False when the table's prefix filter rules out every key starting with
   // `prefix`, `prefix` being TableOptions::prefix_extractor's Transform of

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "filter/filter.h"
+#include "filter/modular_bloom.h"
 #include "filter/range_filter.h"
 #include "table/block_builder.h"
 #include "table/compression.h"
@@ -25,8 +26,12 @@ struct TableBuilder::Rep {
         // One restart per entry: index lookups binary-search every separator.
         index_block(1) {
     if (options.filter_bits_per_key > 0) {
-      filter =
-          FilterBuilder::Make(options.filter_kind, options.filter_bits_per_key);
+      filter = options.modular_filter &&
+                       options.filter_kind == FilterKind::kBlockedBloom
+                   ? NewModularBloomBuilder(options.filter_bits_per_key,
+                                            kDefaultFilterSeed)
+                   : FilterBuilder::Make(options.filter_kind,
+                                         options.filter_bits_per_key);
     }
     properties.compression = static_cast<uint8_t>(options.compression);
     properties.comparator_name = options.comparator->Name();

@@ -39,6 +39,11 @@ struct TableOptions {
   // 0: no filter block.
   double filter_bits_per_key = 10.0;
   FilterKind filter_kind = FilterKind::kBlockedBloom;
+  // Write a kBlockedBloom filter as independent units (filter/modular_bloom.h)
+  // whose resident number can change while the table is open: what a memory
+  // limit on filters needs (Options::filter_memory_limit). Other kinds are
+  // written whole.
+  bool modular_filter = false;
   // Also add the prefix of each filter key in its domain to the filter, and
   // answer Table::PrefixMayMatch for tables written with an extractor of the
   // same Name(). nullptr: no prefixes.

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "filter/filter.h"
+#include "filter/modular_bloom.h"
 #include "filter/range_filter.h"
 #include "sift/env.h"
 #include "sift/options.h"
@@ -41,6 +42,11 @@ struct Table::Rep {
   TableProperties properties;
   std::unique_ptr<Block> index;
   std::unique_ptr<FilterReader> filter;  // nullptr: no filter
+  // filter.get() when it is a modular filter (filter/modular_bloom.h).
+  const ModularBloomReader* modular = nullptr;
+  // Where the filter block starts in the file (its units are read from
+  // there).
+  uint64_t filter_offset = 0;
   // nullptr: no range filter; else with the map of this table's keys.
   std::unique_ptr<RangeFilterReader> range_filter;
   std::optional<RangeFilterKeyMap> range_key_map;
@@ -89,7 +95,9 @@ struct Table::Rep {
   // set data_end.
   absl::Status ReadTail(Tail* tail);
   // Verify and parse the properties, index and filter blocks of `tail`.
-  absl::Status LoadMetaBlocks(const Tail& tail);
+  // `filter_units`: Table::Open's.
+  absl::Status LoadMetaBlocks(const Tail& tail,
+                              const Table::FilterUnitsFn& filter_units);
 
   // The data block handle an index entry's value holds, checked to lie
   // inside the data blocks.

@@ -60,6 +60,9 @@ int Main(int argc, char** argv) {
   app.add_option("--range_filter_bits", config.range_filter_bits,
                  "Range filter bits per key in every table "
                  "(Options::range_filter_bits_per_key; 0: none)");
+  app.add_option("--filter_memory_limit", config.filter_memory_limit,
+                 "Bytes of table filters kept in memory "
+                 "(Options::filter_memory_limit; 0: no limit)");
   app.add_option("--prefix_len", config.prefix_len,
                  "Prefix filters on the first N key bytes "
                  "(Options::prefix_extractor, fixed length; 0: none); the "

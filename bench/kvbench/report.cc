@@ -280,7 +280,8 @@ Json ResultToJson(const WorkloadResult& r) {
                        {"block_cache_hits", s.block_cache_hits},
                        {"block_reads", s.block_reads},
                        {"bytes_read", s.bytes_read},
-                       {"table_loads", s.table_loads}};
+                       {"table_loads", s.table_loads},
+                       {"filter_unit_loads", s.filter_unit_loads}};
     j["device_reads_per_get"] = r.PerGet(r.io.direct_reads);
     j["device_read_bytes"] = r.device_read_bytes;
     j["table_loads_per_get"] = r.PerGet(s.table_loads);

@@ -78,6 +78,7 @@ Options BenchConfig::MakeOptions() const {
   o.use_direct_reads = use_direct_reads;
   o.max_open_files = max_open_files;
   o.range_filter_bits_per_key = range_filter_bits;
+  o.filter_memory_limit = filter_memory_limit;
   if (prefix_len > 0) {
     o.prefix_extractor =
         NewFixedPrefixExtractor(static_cast<size_t>(prefix_len));

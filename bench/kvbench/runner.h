@@ -46,6 +46,8 @@ struct BenchConfig {
   int prefix_len = 0;
   // Options::range_filter_bits_per_key (0: none).
   double range_filter_bits = 0.0;
+  // Options::filter_memory_limit (0: no limit).
+  uint64_t filter_memory_limit = 0;
   // Keys as zero-padded decimal numbers, or as big-endian integers with
   // gaps (KeySpace::Format::kBinary; seekempty needs them).
   bool binary_keys = false;

@@ -203,6 +203,23 @@ struct Options {
   // REQUIRES: 0, or 2 <= range_filter_bits_per_key <= 64 (not NaN)
   // Default: 0.0 (no range filter)
   double range_filter_bits_per_key = 0.0;
+
+  // Bytes of table filters to keep in memory; 0 = no limit. With a limit,
+  // blocked Bloom filters (filter_kind kBlockedBloom) are written as
+  // independent units of about 2.5 bits per key (doc/filter_format.md,
+  // kind 4) and the open tables keep as many of their units as the limit
+  // allows, chosen where they save the most block reads: by how often
+  // absent-key Gets probe each table (its level's key-range coverage) and
+  // what each unit takes off its false-positive rate. The choice is made
+  // again whenever the tree changes; units dropped stay on disk and are read
+  // back (ReadStats::filter_unit_loads) when the tree makes them worth
+  // their memory again. Filters of other kinds, range filters and tables
+  // written without units count against the limit whole. Tables opened
+  // between two choices take the units the last choice's marginal rate
+  // gives them, so the bound is approximate while tables open and close
+  // (more tables than max_open_files).
+  // Default: 0 (every filter whole in memory)
+  uint64_t filter_memory_limit = 0;
 };
 
 // Options for reads.

@@ -21,6 +21,11 @@ struct ReadStats {
   // tables than Options::max_open_files keeps open): each costs reading the
   // table's footer, index and filter from its file.
   uint64_t table_loads = 0;
+  // Filter units read back from table files because the filter memory
+  // budget (Options::filter_memory_limit) gave a table more of its filter
+  // than it held; counted by the thread that loads them (the background
+  // thread). 0 without a limit.
+  uint64_t filter_unit_loads = 0;
   // Iterators (DB::NewIterator): Seek, SeekToFirst and SeekToLast calls, and
   // the data blocks iterators read from files and found in the block cache.
   // Counted when the iterator is destroyed. Kept apart from the Get counters
@@ -71,6 +76,7 @@ struct ReadStats {
     block_reads += o.block_reads;
     bytes_read += o.bytes_read;
     table_loads += o.table_loads;
+    filter_unit_loads += o.filter_unit_loads;
     seeks += o.seeks;
     iterator_block_reads += o.iterator_block_reads;
     iterator_block_cache_hits += o.iterator_block_cache_hits;
@@ -93,6 +99,7 @@ struct ReadStats {
     block_reads -= o.block_reads;
     bytes_read -= o.bytes_read;
     table_loads -= o.table_loads;
+    filter_unit_loads -= o.filter_unit_loads;
     seeks -= o.seeks;
     iterator_block_reads -= o.iterator_block_reads;
     iterator_block_cache_hits -= o.iterator_block_cache_hits;
