@@ -610,6 +610,7 @@ void sift_get_read_stats(sift_t* db, sift_read_stats_t* stats,
     out.block_reads = s.block_reads;
     out.bytes_read = s.bytes_read;
     out.table_loads = s.table_loads;
+    out.filter_unit_loads = s.filter_unit_loads;
     std::memcpy(stats, &out, stats_size);
     return true;
   });
@@ -870,6 +871,11 @@ void sift_options_set_compression(sift_options_t* options, int v) {
 
 void sift_options_set_filter_bits_per_key(sift_options_t* options, double v) {
   if (options != nullptr) options->rep.filter_bits_per_key = v;
+}
+
+void sift_options_set_filter_memory_limit(sift_options_t* options,
+                                          uint64_t v) {
+  if (options != nullptr) options->rep.filter_memory_limit = v;
 }
 
 void sift_options_set_filter_kind(sift_options_t* options, int v) {

@@ -180,6 +180,7 @@ typedef struct sift_read_stats_t {
   uint64_t block_reads;            /* blocks read from files */
   uint64_t bytes_read;             /* bytes of those reads */
   uint64_t table_loads;            /* tables opened by point reads */
+  uint64_t filter_unit_loads;      /* filter units read back (memory limit) */
 } sift_read_stats_t;
 /* Stores the counters in *stats. REQUIRES: stats_size <=
    sizeof(sift_read_stats_t) of the library's version, which always holds
@@ -288,6 +289,8 @@ void sift_options_set_filter_kind(sift_options_t* options, int v);
 enum { sift_uniform_filter_allocation = 1, sift_optimal_filter_allocation = 2 };
 /* One of the filter allocations above. */
 void sift_options_set_filter_allocation(sift_options_t* options, int v);
+/* Bytes of table filters kept in memory; 0 (the default) = no limit. */
+void sift_options_set_filter_memory_limit(sift_options_t* options, uint64_t v);
 /* Serve table reads from memory maps (default: on for 64-bit builds). */
 void sift_options_set_allow_mmap_reads(sift_options_t* options, uint8_t v);
 /* Read table blocks with direct I/O (default: off). */

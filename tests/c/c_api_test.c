@@ -183,6 +183,7 @@ static void TestOptionsValidation(sift_env_t* env) {
   sift_options_set_filter_kind(options, sift_binary_fuse_filter);
   sift_options_set_filter_allocation(options, sift_optimal_filter_allocation);
   sift_options_set_filter_allocation(options, sift_uniform_filter_allocation);
+  sift_options_set_filter_memory_limit(options, 0);
   sift_options_set_allow_mmap_reads(options, 0);
   sift_options_set_use_direct_reads(options, 1); /* the mem env ignores it */
   db = sift_open(options, "/valid", &err);
@@ -665,6 +666,7 @@ static void TestMultiGetAndStats(sift_env_t* env) {
   CHECK(stats.filter_negatives + stats.filter_false_positives >= 1);
   CHECK(stats.block_reads + stats.block_cache_hits >= 4);
   CHECK(stats.table_loads <= 1);
+  CHECK(stats.filter_unit_loads == 0); /* no filter memory limit */
   /* A caller built against an older, shorter struct gets only its part. */
   memset(&stats, 0xff, sizeof(stats));
   sift_get_read_stats(db, &stats, sizeof(uint64_t), &err);
