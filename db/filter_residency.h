@@ -33,11 +33,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "db/retired_memory.h"
 #include "filter/modular_bloom.h"
 #include "sift/read_stats.h"
@@ -82,6 +84,26 @@ class FilterResidency {
   // The saving per byte (expected block reads per absent Get, per byte) of
   // unit `u` of a filter like `header` probed with share `q`.
   static double UnitValue(const ModularHeader& header, uint32_t u, double q);
+
+  // The choice itself: for tables with filters `headers[i]` probed with
+  // shares `q[i]`, how many units each keeps within `budget` bytes
+  // (AlignedWords::BytesFor of each unit), taking units by saving per byte,
+  // each table's in order. *threshold (nullable) gets the saving per byte
+  // of the best unit left out, 0 if all fitted.
+  //
+  // Up to kExactTables tables, the choice is exact (ChooseExact): with few
+  // large units, taking them by saving per byte can leave budget unspent
+  // that a different mix would use. With more, the greedy choice, improved
+  // by exchanges of one table's next unit for other tables' last ones: each
+  // unit is then a sliver of the budget, and what the greedy choice leaves
+  // unspent is less than one unit.
+  static constexpr size_t kExactTables = 64;
+  static std::vector<uint32_t> ChooseExact(
+      absl::Span<const ModularHeader* const> headers,
+      absl::Span<const double> q, uint64_t budget);
+  static std::vector<uint32_t> Choose(
+      absl::Span<const ModularHeader* const> headers,
+      absl::Span<const double> q, uint64_t budget, double* threshold);
 
  private:
   const uint64_t limit_;
