@@ -281,8 +281,7 @@ absl::Status FilterResidency::Reconcile(
     double q;
     TableCache::TableRef ref;
     const ModularBloomReader* filter;
-    uint32_t units = 0;   // chosen
-    bool closed = false;  // a unit did not fit: take no more of this table
+    uint32_t units = 0;  // chosen
   };
   std::vector<Open> open;
   absl::flat_hash_map<uint64_t, double> all_shares;

@@ -10,6 +10,7 @@
 #include "db/dbformat.h"
 #include "filter/bloom_math.h"
 #include "filter/filter.h"
+#include "filter/modular_bloom.h"
 #include "sift/env.h"
 #include "sift/options.h"
 #include "table/table.h"
@@ -38,6 +39,10 @@ std::string LayoutName(const FilterInfo& info) {
     case static_cast<uint8_t>(FilterKind::kBinaryFuse):
       return absl::StrFormat("binary fuse (%d-wise, %d-bit fingerprints)",
                              info.num_probes, info.fingerprint_bits);
+    case kModularBloomTag:
+      return absl::StrFormat(
+          "modular blocked bloom (%d units of 512-bit lines, %d in memory)",
+          info.num_units, info.resident_units);
     default:
       return absl::StrFormat("kind %d", info.kind);
   }
@@ -187,6 +192,7 @@ void PrintJsonReport(const FilterArgs& args, const TableReport& report,
          {"num_probes", info.num_probes},
          {"num_bits", info.num_bits},
          {"num_keys", info.num_keys},
+         {"num_units", info.num_units},
          {"bits_per_key", info.bits_per_key()},
          {"seed", info.seed},
          {"serialized_bytes", report.filter_contents.size()},

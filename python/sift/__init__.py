@@ -63,8 +63,9 @@ class DB(_sift.DB):
 
     The keywords are plyvel's (comparator excepted) plus sift's own:
     filter_kind ('blocked_bloom', 'standard_bloom', 'binary_fuse'),
-    filter_allocation ('optimal', 'uniform'), allow_mmap_reads and
-    use_direct_reads. Keywords left at None keep the engine's defaults.
+    filter_allocation ('optimal', 'uniform'), allow_mmap_reads,
+    use_direct_reads and filter_memory_limit (bytes of filters kept in
+    memory, 0 = no limit). Keywords left at None keep the engine's defaults.
     """
 
     def prefixed_db(self, prefix):

@@ -208,6 +208,7 @@ py::dict ReadStatsDict(const sift::ReadStats& r) {
   d["block_reads"] = r.block_reads;
   d["bytes_read"] = r.bytes_read;
   d["table_loads"] = r.table_loads;
+  d["filter_unit_loads"] = r.filter_unit_loads;
   d["measured_fpr"] = r.MeasuredFpr();
   d["read_amplification"] = r.ReadAmplification();
   return d;
@@ -232,7 +233,7 @@ sift::Options MakeOptions(
     const py::object& bloom_filter_bits, const py::object& comparator,
     const py::object& comparator_name, const py::object& filter_kind,
     const py::object& filter_allocation, const py::object& allow_mmap_reads,
-    const py::object& use_direct_reads) {
+    const py::object& use_direct_reads, const py::object& filter_memory_limit) {
   RefuseComparator(comparator, comparator_name);
   sift::Options o;
   SetIfGiven(&o.paranoid_checks, paranoid_checks, "paranoid_checks");
@@ -248,6 +249,8 @@ sift::Options MakeOptions(
   SetAllocation(&o, filter_allocation);
   SetIfGiven(&o.allow_mmap_reads, allow_mmap_reads, "allow_mmap_reads");
   SetIfGiven(&o.use_direct_reads, use_direct_reads, "use_direct_reads");
+  SetIfGiven(&o.filter_memory_limit, filter_memory_limit,
+             "filter_memory_limit");
   return o;
 }
 
@@ -260,7 +263,8 @@ sift::Options MakeOptions(
   arg("bloom_filter_bits") = 10, arg("comparator") = py::none(),               \
   arg("comparator_name") = py::none(), arg("filter_kind") = py::none(),        \
   arg("filter_allocation") = py::none(), arg("allow_mmap_reads") = py::none(), \
-  arg("use_direct_reads") = py::none()
+  arg("use_direct_reads") = py::none(),                                        \
+  arg("filter_memory_limit") = py::none()
 
 void DefineDB(py::module_& m) {
   py::class_<DBHandle>(m, "DB", py::dynamic_attr())
@@ -273,13 +277,13 @@ void DefineDB(py::module_& m) {
                   py::object bloom_filter_bits, py::object comparator,
                   py::object comparator_name, py::object filter_kind,
                   py::object filter_allocation, py::object allow_mmap_reads,
-                  py::object use_direct_reads) {
+                  py::object use_direct_reads, py::object filter_memory_limit) {
                  sift::Options o = MakeOptions(
                      paranoid_checks, write_buffer_size, max_open_files,
                      lru_cache_size, block_size, block_restart_interval,
                      max_file_size, compression, bloom_filter_bits, comparator,
                      comparator_name, filter_kind, filter_allocation,
-                     allow_mmap_reads, use_direct_reads);
+                     allow_mmap_reads, use_direct_reads, filter_memory_limit);
                  o.create_if_missing = create_if_missing;
                  o.error_if_exists = error_if_exists;
                  return new DBHandle(std::move(name), o);
@@ -713,12 +717,14 @@ void DefineFunctions(py::module_& m) {
          py::object compression, py::object bloom_filter_bits,
          py::object comparator, py::object comparator_name,
          py::object filter_kind, py::object filter_allocation,
-         py::object allow_mmap_reads, py::object use_direct_reads) {
+         py::object allow_mmap_reads, py::object use_direct_reads,
+         py::object filter_memory_limit) {
         sift::Options o = MakeOptions(
             paranoid_checks, write_buffer_size, max_open_files, lru_cache_size,
             block_size, block_restart_interval, max_file_size, compression,
             bloom_filter_bits, comparator, comparator_name, filter_kind,
-            filter_allocation, allow_mmap_reads, use_direct_reads);
+            filter_allocation, allow_mmap_reads, use_direct_reads,
+            filter_memory_limit);
         std::string path = FsPath(name);
         absl::Status s;
         {

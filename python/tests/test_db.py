@@ -68,6 +68,8 @@ def test_exception_hierarchy():
         dict(allow_mmap_reads=False),
         dict(allow_mmap_reads=True),
         dict(use_direct_reads=False),
+        dict(filter_memory_limit=0),
+        dict(filter_memory_limit=4096),
         dict(comparator=None, comparator_name=None),
     ],
 )
@@ -283,10 +285,25 @@ def test_read_stats(db):
         "block_reads",
         "bytes_read",
         "table_loads",
+        "filter_unit_loads",
     ):
         assert isinstance(after[name], int)
+    assert after["filter_unit_loads"] == 0  # no filter memory limit
     assert 0.0 <= after["measured_fpr"] <= 1.0
     assert after["read_amplification"] >= 0.0
+
+
+def test_filter_memory_limit(db_path):
+    """Under filter_memory_limit the tables' filters are loaded in units at
+    open (counted as filter_unit_loads) and answers stay right."""
+    with sift.DB(db_path, create_if_missing=True, filter_memory_limit=1 << 30) as db:
+        fill(db, 3000)
+        db.flush()
+    with sift.DB(db_path, filter_memory_limit=1 << 30) as db:
+        assert db.read_stats()["filter_unit_loads"] > 0
+        for i in range(0, 3000, 97):
+            assert db.get(b"k%05d" % i) == b"vk%05d" % i
+        assert db.get(b"k%05da" % 5) is None
 
 
 def test_get_property(db):

@@ -80,9 +80,6 @@ void DrawReadOptions(Rng* rng, const Capabilities& caps, Options* o,
 // Options of the wave that adds prefix extractors, range filters and a
 // filter memory limit, drawn after everything else, so that the earlier
 // draws, and so the seeds of rounds already reported, keep their meaning.
-// Still to add when it exists in include/sift/options.h:
-//   filter_memory_limit: 0, 4 KiB (filters evicted all the time), 64 KiB,
-//                        16 MiB.
 void DrawWaveOptions(Rng* rng, Options* o, std::string* text) {
   // Keys are "k%07u": fixed lengths give prefixes of 1 to 10^6 keys (9: no
   // key is in the domain); a delimiter gives prefixes of varying length
@@ -116,6 +113,13 @@ void DrawWaveOptions(Rng* rng, Options* o, std::string* text) {
   static const double kRangeBits[] = {0, 0, 0, 2, 8, 16, 24};
   o->range_filter_bits_per_key = rng->Pick(kRangeBits);
   absl::StrAppend(text, " range_filter_bits=", o->range_filter_bits_per_key);
+  // Filter memory: no limit half the time; else 4 KiB (units dropped nearly
+  // everywhere, and loaded and dropped as the tree changes), 64 KiB, 16 MiB
+  // (nothing dropped, tables written in units).
+  static const uint64_t kFilterLimits[] = {0,       0,        0,
+                                           4 << 10, 64 << 10, 16 << 20};
+  o->filter_memory_limit = rng->Pick(kFilterLimits);
+  absl::StrAppend(text, " filter_memory_limit=", o->filter_memory_limit);
 }
 
 }  // namespace
