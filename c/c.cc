@@ -873,8 +873,7 @@ void sift_options_set_filter_bits_per_key(sift_options_t* options, double v) {
   if (options != nullptr) options->rep.filter_bits_per_key = v;
 }
 
-void sift_options_set_filter_memory_limit(sift_options_t* options,
-                                          uint64_t v) {
+void sift_options_set_filter_memory_limit(sift_options_t* options, uint64_t v) {
   if (options != nullptr) options->rep.filter_memory_limit = v;
 }
 
