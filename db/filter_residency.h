@@ -12,16 +12,16 @@
 // rates p_0, p_1, ... the first j resident cost q_t * p_0 * ... * p_(j-1)
 // expected block reads per absent Get. Unit j then saves
 // q_t * p_0 * ... * p_(j-1) * (1 - p_j) reads for its bytes. Within a table
-// that saving per byte falls with j (the units are alike), so taking units
-// in order of saving per byte, each table's in sequence, until the budget is
-// spent is the greedy solution of the knapsack, optimal up to the last unit
-// that does not fit. The budget is the limit less the filter memory that
+// that saving per byte falls with j (the units are alike). Choosing how many
+// units each table keeps within the budget is a multiple-choice knapsack
+// (Choose below: exact for few tables, greedy by saving per byte with
+// exchanges for many). The budget is the limit less the filter memory that
 // cannot shrink (other filter kinds, range filters, the readers' objects).
 //
 // The choice covers the open tables of a version. A table opened later
-// keeps the units whose saving per byte reaches the last unit the choice
-// took (the same rule, applied to one more table), with its probe share
-// from the choice (1 for a table the version did not have).
+// keeps the units whose saving per byte reaches the best unit the choice
+// left out, with its probe share from the choice (1 for a table the
+// version did not have).
 //
 // Thread safety: safe for concurrent use. Reconcile calls are serialized
 // internally; UnitsAtOpen may run at any time (a reader opening a table).
@@ -117,8 +117,8 @@ class FilterResidency {
 
   mutable std::mutex mu_;
   // Of the last choice: units per open table, probe share per table of the
-  // version, and the saving per byte of the last unit taken (0: every unit
-  // fitted).
+  // version, and the saving per byte of the best unit left out (0: every
+  // unit fitted).
   absl::flat_hash_map<uint64_t, uint32_t> units_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, double> shares_ ABSL_GUARDED_BY(mu_);
   double threshold_ ABSL_GUARDED_BY(mu_) = 0.0;
