@@ -564,21 +564,15 @@ absl::Status Table::LoadFilterUnit(ReadStats* stats) const {
   const Rep& r = *rep_;
   const uint32_t u = r.modular->resident_units();
   const ModularHeader& header = r.modular->header();
-  const uint64_t offset = r.filter_offset + header.UnitOffset(u);
-  const size_t n = ModularHeader::UnitLength(header.units[u]);
-  std::unique_ptr<char[]> scratch;
-  if (!r.file->StableReads())
-    scratch = std::make_unique_for_overwrite<char[]>(n);
-  std::string_view bytes;
-  if (absl::Status s = r.file->Read(offset, n, &bytes, scratch.get());
+  // The unit's bytes lie in the meta blocks, read as Open reads the tail.
+  Rep::Tail unit;
+  if (absl::Status s =
+          r.ReadTailBytes(r.filter_offset + header.UnitOffset(u),
+                          ModularHeader::UnitLength(header.units[u]), &unit);
       !s.ok()) {
     return s;
   }
-  if (bytes.size() != n) {
-    return r.Corruption(
-        absl::StrCat("filter unit ", u, " at offset ", offset, ": short read"));
-  }
-  if (absl::Status s = r.modular->LoadNextUnit(bytes); !s.ok()) {
+  if (absl::Status s = r.modular->LoadNextUnit(unit.bytes); !s.ok()) {
     return r.Corruption(
         std::string_view(s.message().data(), s.message().size()));
   }
