@@ -24,6 +24,7 @@
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
+#include "sift/prefix_extractor.h"
 #include "sift/table_file_writer.h"
 #include "sift/write_batch.h"
 
@@ -100,6 +101,11 @@ struct sift_writeoptions_t {
 
 struct sift_ingestoptions_t {
   IngestOptions rep;
+};
+
+struct sift_prefixextractor_t {
+  std::shared_ptr<const sift::PrefixExtractor> rep;
+  std::string name;  // rep->Name() with a terminator, for C
 };
 
 struct sift_tablefilewriter_t {
@@ -611,6 +617,14 @@ void sift_get_read_stats(sift_t* db, sift_read_stats_t* stats,
     out.bytes_read = s.bytes_read;
     out.table_loads = s.table_loads;
     out.filter_unit_loads = s.filter_unit_loads;
+    out.seeks = s.seeks;
+    out.iterator_block_reads = s.iterator_block_reads;
+    out.iterator_block_cache_hits = s.iterator_block_cache_hits;
+    out.prefix_filter_probes = s.prefix_filter_probes;
+    out.prefix_filter_negatives = s.prefix_filter_negatives;
+    out.range_filter_probes = s.range_filter_probes;
+    out.range_filter_negatives = s.range_filter_negatives;
+    out.range_filter_false_positives = s.range_filter_false_positives;
     std::memcpy(stats, &out, stats_size);
     return true;
   });
@@ -921,6 +935,62 @@ void sift_options_set_use_direct_reads(sift_options_t* options, uint8_t v) {
   if (options != nullptr) options->rep.use_direct_reads = v != 0;
 }
 
+void sift_options_set_prefix_extractor(
+    sift_options_t* options, const sift_prefixextractor_t* extractor) {
+  if (options == nullptr) return;
+  options->rep.prefix_extractor =
+      extractor == nullptr ? nullptr : extractor->rep;
+}
+
+void sift_options_set_whole_key_filtering(sift_options_t* options, uint8_t v) {
+  if (options != nullptr) options->rep.whole_key_filtering = v != 0;
+}
+
+void sift_options_set_range_filter_bits_per_key(sift_options_t* options,
+                                                double v) {
+  if (options != nullptr) options->rep.range_filter_bits_per_key = v;
+}
+
+// ---- Prefix extractors ----
+
+namespace {
+
+// May throw std::bad_alloc; the callers turn it into NULL.
+sift_prefixextractor_t* WrapExtractor(
+    std::shared_ptr<const sift::PrefixExtractor> rep) {
+  auto result = std::make_unique<sift_prefixextractor_t>();
+  result->name = std::string(rep->Name());
+  result->rep = std::move(rep);
+  return result.release();
+}
+
+}  // namespace
+
+sift_prefixextractor_t* sift_prefixextractor_create_fixed(size_t length) {
+  if (length == 0) return nullptr;  // the C++ factory REQUIRES length > 0
+  try {
+    return WrapExtractor(sift::NewFixedPrefixExtractor(length));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+sift_prefixextractor_t* sift_prefixextractor_create_delimited(char delimiter) {
+  try {
+    return WrapExtractor(sift::NewDelimitedPrefixExtractor(delimiter));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+const char* sift_prefixextractor_name(const sift_prefixextractor_t* extractor) {
+  return extractor == nullptr ? nullptr : extractor->name.c_str();
+}
+
+void sift_prefixextractor_destroy(sift_prefixextractor_t* extractor) {
+  delete extractor;
+}
+
 // ---- Environments ----
 
 sift_env_t* sift_create_default_env(void) {
@@ -994,6 +1064,11 @@ void sift_readoptions_set_iterate_lower_bound(sift_readoptions_t* options,
 void sift_readoptions_set_iterate_upper_bound(sift_readoptions_t* options,
                                               const char* key, size_t keylen) {
   if (options != nullptr) SetBound(options, &options->upper_bound, key, keylen);
+}
+
+void sift_readoptions_set_prefix_same_as_start(sift_readoptions_t* options,
+                                               uint8_t v) {
+  if (options != nullptr) options->rep.prefix_same_as_start = v != 0;
 }
 
 sift_writeoptions_t* sift_writeoptions_create(void) {

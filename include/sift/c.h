@@ -58,6 +58,7 @@ typedef struct sift_writebatch_t sift_writebatch_t;
 typedef struct sift_writeoptions_t sift_writeoptions_t;
 typedef struct sift_ingestoptions_t sift_ingestoptions_t;
 typedef struct sift_tablefilewriter_t sift_tablefilewriter_t;
+typedef struct sift_prefixextractor_t sift_prefixextractor_t;
 
 /* ---- Database ---- */
 
@@ -181,6 +182,15 @@ typedef struct sift_read_stats_t {
   uint64_t bytes_read;             /* bytes of those reads */
   uint64_t table_loads;            /* tables opened by point reads */
   uint64_t filter_unit_loads;      /* filter units read back (memory limit) */
+  /* Iterators, counted when an iterator is destroyed: */
+  uint64_t seeks;                     /* seek, seek_to_first, seek_to_last */
+  uint64_t iterator_block_reads;      /* blocks iterators read from files */
+  uint64_t iterator_block_cache_hits; /* ... and found in the block cache */
+  uint64_t prefix_filter_probes;      /* tables asked about a scan's prefix */
+  uint64_t prefix_filter_negatives;   /* ... and skipped: prefix absent */
+  uint64_t range_filter_probes;       /* tables asked about a scan's bounds */
+  uint64_t range_filter_negatives;    /* ... and skipped: no key in bounds */
+  uint64_t range_filter_false_positives; /* "maybe", yet no key in bounds */
 } sift_read_stats_t;
 /* Stores the counters in *stats. REQUIRES: stats_size <=
    sizeof(sift_read_stats_t) of the library's version, which always holds
@@ -295,6 +305,30 @@ void sift_options_set_filter_memory_limit(sift_options_t* options, uint64_t v);
 void sift_options_set_allow_mmap_reads(sift_options_t* options, uint8_t v);
 /* Read table blocks with direct I/O (default: off). */
 void sift_options_set_use_direct_reads(sift_options_t* options, uint8_t v);
+/* Scan filters (see sift::Options). The options share the extractor: it
+   may be destroyed after the call. NULL (the default) sets none. */
+void sift_options_set_prefix_extractor(sift_options_t* options,
+                                       const sift_prefixextractor_t* extractor);
+/* Keep whole keys in the filters (default: on); off needs a prefix
+   extractor, and then only scans are filtered. */
+void sift_options_set_whole_key_filtering(sift_options_t* options, uint8_t v);
+/* Range filter bits per key: 0 (the default, none) or 2 to 64. */
+void sift_options_set_range_filter_bits_per_key(sift_options_t* options,
+                                                double v);
+
+/* ---- Prefix extractors (sift/prefix_extractor.h) ----
+   Immutable once made; safe to share between threads and options. */
+
+/* The first `length` bytes of a key; shorter keys have no prefix. NULL if
+   length is 0 (or memory ran out). */
+sift_prefixextractor_t* sift_prefixextractor_create_fixed(size_t length);
+/* Everything up to and including the first `delimiter` byte; keys without
+   it have no prefix. NULL only if memory ran out. */
+sift_prefixextractor_t* sift_prefixextractor_create_delimited(char delimiter);
+/* The name stored in the tables written with it (e.g. "sift.fixed:4"),
+   valid while the extractor lives. NULL for a NULL extractor. */
+const char* sift_prefixextractor_name(const sift_prefixextractor_t* extractor);
+void sift_prefixextractor_destroy(sift_prefixextractor_t* extractor);
 
 /* ---- Environments ---- */
 
@@ -327,6 +361,11 @@ void sift_readoptions_set_iterate_lower_bound(sift_readoptions_t* options,
                                               const char* key, size_t keylen);
 void sift_readoptions_set_iterate_upper_bound(sift_readoptions_t* options,
                                               const char* key, size_t keylen);
+/* With the database's prefix extractor: an iterator seeks within the
+   target's prefix only, and tables whose prefix filter rules the prefix
+   out are skipped (default: off). */
+void sift_readoptions_set_prefix_same_as_start(sift_readoptions_t* options,
+                                               uint8_t v);
 
 /* ---- Write options ---- */
 

@@ -1043,6 +1043,121 @@ static void TestIterationBounds(sift_env_t* env) {
 /* sift_repair_db on real files: a database whose MANIFEST was destroyed
    (emptied through stdio) does not open; after the repair it does, with
    every write, and the old MANIFEST is in `dir`/lost. */
+/* Prefix and range filters: the options, the extractors and their counters. */
+static void TestScanFilters(sift_env_t* env) {
+  char* err = NULL;
+  sift_options_t* options = MemOptions(env);
+  sift_readoptions_t* ro = sift_readoptions_create();
+  sift_writeoptions_t* wo = sift_writeoptions_create();
+  sift_prefixextractor_t* fixed = sift_prefixextractor_create_fixed(2);
+  sift_prefixextractor_t* delimited =
+      sift_prefixextractor_create_delimited(':');
+  const char* keys[] = {"aa1", "aa2", "cc1", "cc2"};
+  sift_read_stats_t stats;
+  sift_iterator_t* it;
+  sift_t* db;
+  int i;
+
+  CHECK(sift_prefixextractor_create_fixed(0) == NULL);
+  CHECK(fixed != NULL && delimited != NULL);
+  CHECK(strcmp(sift_prefixextractor_name(fixed), "sift.fixed:2") == 0);
+  CHECK(strcmp(sift_prefixextractor_name(delimited), "sift.delimited:3a") == 0);
+  CHECK(sift_prefixextractor_name(NULL) == NULL);
+  sift_prefixextractor_destroy(NULL); /* allowed */
+
+  /* Refused at open: prefixes alone with no extractor, range filter bits
+     out of [2, 64]. A NULL extractor clears the one set before. */
+  sift_options_set_prefix_extractor(options, delimited);
+  sift_options_set_prefix_extractor(options, NULL);
+  sift_options_set_whole_key_filtering(options, 0);
+  db = sift_open(options, "/scan", &err);
+  CHECK(db == NULL);
+  CHECK_ERROR(err, "whole_key_filtering");
+  sift_options_set_whole_key_filtering(options, 1);
+  sift_options_set_range_filter_bits_per_key(options, 1.0);
+  db = sift_open(options, "/scan", &err);
+  CHECK(db == NULL);
+  CHECK_ERROR(err, "range_filter_bits_per_key");
+
+  /* The options share the extractor: destroying the handle first is fine. */
+  sift_options_set_range_filter_bits_per_key(options, 16.0);
+  sift_options_set_prefix_extractor(options, fixed);
+  sift_prefixextractor_destroy(fixed);
+  sift_options_set_prefix_extractor(NULL, delimited); /* nothing happens */
+  sift_options_set_whole_key_filtering(NULL, 0);
+  sift_options_set_range_filter_bits_per_key(NULL, 0.0);
+  db = sift_open(options, "/scan", &err);
+  CHECK_NO_ERROR(err);
+  for (i = 0; i < 4; ++i) {
+    sift_put(db, wo, keys[i], 3, keys[i], 3, &err);
+    CHECK_NO_ERROR(err);
+  }
+  sift_flush(db, &err);
+  CHECK_NO_ERROR(err);
+
+  /* Within the seek target's prefix only: aa1, aa2, then the end. */
+  sift_readoptions_set_prefix_same_as_start(ro, 1);
+  sift_readoptions_set_prefix_same_as_start(NULL, 1); /* nothing happens */
+  it = sift_create_iterator(db, ro);
+  sift_iter_seek(it, "aa", 2);
+  CHECK_ITER(it, "aa1", "aa1");
+  sift_iter_next(it);
+  CHECK_ITER(it, "aa2", "aa2");
+  sift_iter_next(it);
+  CHECK(!sift_iter_valid(it));
+  /* bb lies inside the table's key range; its prefix filter rules it out. */
+  sift_iter_seek(it, "bb", 2);
+  CHECK(!sift_iter_valid(it));
+  sift_iter_destroy(it);
+  memset(&stats, 0xff, sizeof(stats));
+  sift_get_read_stats(db, &stats, sizeof(stats), &err);
+  CHECK_NO_ERROR(err);
+  CHECK(stats.seeks == 2);
+  CHECK(stats.prefix_filter_probes >= 1);
+  CHECK(stats.prefix_filter_negatives >= 1);
+  CHECK(stats.iterator_block_reads + stats.iterator_block_cache_hits >= 1);
+
+  /* Bounds with no key between them, in a prefix that has keys: the
+     prefix filter says "maybe", the range filter rules the bounds out. The
+     table's keys are 3 bytes: the filter sees them as 3-byte integers, and
+     [aaz, aa{) is one value 72 above aa2 (at 16 bits/key the FPR of a
+     range of one value is below 0.002). */
+  sift_readoptions_set_prefix_same_as_start(ro, 0);
+  sift_readoptions_set_iterate_lower_bound(ro, "aaz", 3);
+  sift_readoptions_set_iterate_upper_bound(ro, "aa{", 3);
+  it = sift_create_iterator(db, ro);
+  sift_iter_seek(it, "aaz", 3);
+  CHECK(!sift_iter_valid(it));
+  sift_iter_destroy(it);
+  sift_get_read_stats(db, &stats, sizeof(stats), &err);
+  CHECK_NO_ERROR(err);
+  CHECK(stats.range_filter_probes >= 1);
+  CHECK(stats.range_filter_negatives >= 1);
+  /* Point reads are unchanged. */
+  CHECK_GET(db, ro, "cc2", "cc2");
+  CHECK_GET(db, ro, "bb1", NULL);
+  sift_close(db);
+
+  /* Prefixes only in the filters: scans are filtered, gets still right. */
+  sift_options_set_prefix_extractor(options, delimited);
+  sift_options_set_whole_key_filtering(options, 0);
+  sift_options_set_range_filter_bits_per_key(options, 0.0);
+  db = sift_open(options, "/scan_prefix_only", &err);
+  CHECK_NO_ERROR(err);
+  sift_put(db, wo, "user:1", 6, "one", 3, &err);
+  CHECK_NO_ERROR(err);
+  sift_flush(db, &err);
+  CHECK_NO_ERROR(err);
+  CHECK_GET(db, ro, "user:1", "one");
+  CHECK_GET(db, ro, "user:2", NULL);
+  sift_close(db);
+
+  sift_prefixextractor_destroy(delimited);
+  sift_readoptions_destroy(ro);
+  sift_writeoptions_destroy(wo);
+  sift_options_destroy(options);
+}
+
 static void TestRepair(const char* dir) {
   char* err = NULL;
   sift_options_t* options = sift_options_create();
@@ -1181,6 +1296,7 @@ int main(int argc, char** argv) {
   TestCheckpointAndDestroy(env);
   TestTableFilesAndIngestion(env);
   TestIterationBounds(env);
+  TestScanFilters(env);
   sift_env_destroy(env);
   TestOnDisk(argc > 1 ? argv[1] : "c_api_test_db");
   TestRepair(argc > 1 ? argv[1] : "c_api_test_db");
