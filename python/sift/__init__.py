@@ -16,12 +16,15 @@ from ._sift import (
     IOError,
     Iterator,
     IteratorInvalidError,
+    PrefixExtractor,
     RawIterator,
     Snapshot,
     TableWriter,
     WriteBatch,
+    delimited_prefix,
     destroy_db,
     entries_checksum,
+    fixed_prefix,
     repair_db,
     write_table,
     write_table_packed,
@@ -39,6 +42,9 @@ __all__ = [
     "IOError",
     "CorruptionError",
     "IteratorInvalidError",
+    "PrefixExtractor",
+    "fixed_prefix",
+    "delimited_prefix",
     "destroy_db",
     "repair_db",
     "write_table",
@@ -64,8 +70,14 @@ class DB(_sift.DB):
     The keywords are plyvel's (comparator excepted) plus sift's own:
     filter_kind ('blocked_bloom', 'standard_bloom', 'binary_fuse'),
     filter_allocation ('optimal', 'uniform'), allow_mmap_reads,
-    use_direct_reads and filter_memory_limit (bytes of filters kept in
-    memory, 0 = no limit). Keywords left at None keep the engine's defaults.
+    use_direct_reads, filter_memory_limit (bytes of filters kept in
+    memory, 0 = no limit), and the scan filters: prefix_extractor
+    (sift.fixed_prefix(n) or sift.delimited_prefix(b':'); an iterator whose
+    start and stop, or prefix, lie within one prefix then skips the tables
+    that hold none of it), whole_key_filtering (False: prefixes only) and
+    range_filter_bits_per_key (0, or 2 to 64: bounded iterators skip the
+    tables holding no key between start and stop). Keywords left at None
+    keep the engine's defaults.
     """
 
     def prefixed_db(self, prefix):

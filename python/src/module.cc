@@ -11,6 +11,7 @@
 
 #include "fast_paths.h"
 #include "handles.h"
+#include "sift/prefix_extractor.h"
 #include "sift/read_stats.h"
 #include "table_batch.h"
 
@@ -209,6 +210,14 @@ py::dict ReadStatsDict(const sift::ReadStats& r) {
   d["bytes_read"] = r.bytes_read;
   d["table_loads"] = r.table_loads;
   d["filter_unit_loads"] = r.filter_unit_loads;
+  d["seeks"] = r.seeks;
+  d["iterator_block_reads"] = r.iterator_block_reads;
+  d["iterator_block_cache_hits"] = r.iterator_block_cache_hits;
+  d["prefix_filter_probes"] = r.prefix_filter_probes;
+  d["prefix_filter_negatives"] = r.prefix_filter_negatives;
+  d["range_filter_probes"] = r.range_filter_probes;
+  d["range_filter_negatives"] = r.range_filter_negatives;
+  d["range_filter_false_positives"] = r.range_filter_false_positives;
   d["measured_fpr"] = r.MeasuredFpr();
   d["read_amplification"] = r.ReadAmplification();
   return d;
@@ -224,72 +233,111 @@ void RunReleased(DBHandle& db, absl::Status (*f)(sift::DB*, void*), void* ctx) {
   Check(s);
 }
 
-// The Options of DB() and repair_db() from plyvel's keywords and sift's own.
-sift::Options MakeOptions(
-    const py::object& paranoid_checks, const py::object& write_buffer_size,
-    const py::object& max_open_files, const py::object& lru_cache_size,
-    const py::object& block_size, const py::object& block_restart_interval,
-    const py::object& max_file_size, const py::object& compression,
-    const py::object& bloom_filter_bits, const py::object& comparator,
-    const py::object& comparator_name, const py::object& filter_kind,
-    const py::object& filter_allocation, const py::object& allow_mmap_reads,
-    const py::object& use_direct_reads, const py::object& filter_memory_limit) {
-  RefuseComparator(comparator, comparator_name);
+// A prefix extractor as a Python object (sift.fixed_prefix,
+// sift.delimited_prefix): immutable, shared by the options it is given to.
+struct PrefixExtractorHandle {
+  std::shared_ptr<const sift::PrefixExtractor> rep;
+};
+
+void SetPrefixExtractor(sift::Options* o, const py::object& extractor) {
+  if (extractor.is_none()) {
+    o->prefix_extractor = nullptr;
+    return;
+  }
+  if (!py::isinstance<PrefixExtractorHandle>(extractor)) {
+    throw py::type_error(
+        "'prefix_extractor' must be None or made by sift.fixed_prefix() or "
+        "sift.delimited_prefix()");
+  }
+  o->prefix_extractor = extractor.cast<const PrefixExtractorHandle&>().rep;
+}
+
+void SetRangeFilterBits(sift::Options* o, const py::object& bits) {
+  if (bits.is_none()) return;
+  if (py::isinstance<py::bool_>(bits) ||
+      !(py::isinstance<py::int_>(bits) || py::isinstance<py::float_>(bits))) {
+    throw py::type_error("'range_filter_bits_per_key' must be a number");
+  }
+  o->range_filter_bits_per_key = bits.cast<double>();
+}
+
+// The Options of DB() and repair_db() from plyvel's keywords and sift's own,
+// all keyword-only: a keyword given None keeps the engine's default, except
+// that compression and bloom_filter_bits default as in plyvel ('snappy',
+// 10). `open_keywords` admits create_if_missing and error_if_exists (DB()
+// only). Out-of-range values are left to DB::Open, which names them.
+sift::Options MakeOptions(const char* function, const py::kwargs& kwargs,
+                          bool open_keywords) {
   sift::Options o;
-  SetIfGiven(&o.paranoid_checks, paranoid_checks, "paranoid_checks");
-  SetIfGiven(&o.write_buffer_size, write_buffer_size, "write_buffer_size");
-  SetIfGiven(&o.max_open_files, max_open_files, "max_open_files");
-  SetIfGiven(&o.block_cache_capacity, lru_cache_size, "lru_cache_size");
-  SetIfGiven(&o.block_size, block_size, "block_size");
-  SetIfGiven(&o.block_restart_interval, block_restart_interval,
-             "block_restart_interval");
-  SetIfGiven(&o.max_file_size, max_file_size, "max_file_size");
-  SetCompression(&o, compression);
+  SetCompression(&o, py::str("snappy"));
+  o.filter_bits_per_key = 10;
+  py::object comparator = py::none();
+  py::object comparator_name = py::none();
+  py::object bloom_filter_bits = py::none();
+  py::object filter_kind = py::none();
+  for (const auto& [key, value] : kwargs) {
+    const std::string name = py::cast<std::string>(key);
+    const py::object v = py::reinterpret_borrow<py::object>(value);
+    if (open_keywords && name == "create_if_missing") {
+      SetIfGiven(&o.create_if_missing, v, "create_if_missing");
+    } else if (open_keywords && name == "error_if_exists") {
+      SetIfGiven(&o.error_if_exists, v, "error_if_exists");
+    } else if (name == "paranoid_checks") {
+      SetIfGiven(&o.paranoid_checks, v, "paranoid_checks");
+    } else if (name == "write_buffer_size") {
+      SetIfGiven(&o.write_buffer_size, v, "write_buffer_size");
+    } else if (name == "max_open_files") {
+      SetIfGiven(&o.max_open_files, v, "max_open_files");
+    } else if (name == "lru_cache_size") {
+      SetIfGiven(&o.block_cache_capacity, v, "lru_cache_size");
+    } else if (name == "block_size") {
+      SetIfGiven(&o.block_size, v, "block_size");
+    } else if (name == "block_restart_interval") {
+      SetIfGiven(&o.block_restart_interval, v, "block_restart_interval");
+    } else if (name == "max_file_size") {
+      SetIfGiven(&o.max_file_size, v, "max_file_size");
+    } else if (name == "compression") {
+      SetCompression(&o, v);
+    } else if (name == "bloom_filter_bits") {
+      bloom_filter_bits = v;
+    } else if (name == "comparator") {
+      comparator = v;
+    } else if (name == "comparator_name") {
+      comparator_name = v;
+    } else if (name == "filter_kind") {
+      filter_kind = v;
+    } else if (name == "filter_allocation") {
+      SetAllocation(&o, v);
+    } else if (name == "allow_mmap_reads") {
+      SetIfGiven(&o.allow_mmap_reads, v, "allow_mmap_reads");
+    } else if (name == "use_direct_reads") {
+      SetIfGiven(&o.use_direct_reads, v, "use_direct_reads");
+    } else if (name == "filter_memory_limit") {
+      SetIfGiven(&o.filter_memory_limit, v, "filter_memory_limit");
+    } else if (name == "prefix_extractor") {
+      SetPrefixExtractor(&o, v);
+    } else if (name == "whole_key_filtering") {
+      SetIfGiven(&o.whole_key_filtering, v, "whole_key_filtering");
+    } else if (name == "range_filter_bits_per_key") {
+      SetRangeFilterBits(&o, v);
+    } else {
+      throw py::type_error(std::string(function) +
+                           "() got an unexpected keyword argument '" + name +
+                           "'");
+    }
+  }
+  RefuseComparator(comparator, comparator_name);
   SetFilter(&o, bloom_filter_bits, filter_kind);
-  SetAllocation(&o, filter_allocation);
-  SetIfGiven(&o.allow_mmap_reads, allow_mmap_reads, "allow_mmap_reads");
-  SetIfGiven(&o.use_direct_reads, use_direct_reads, "use_direct_reads");
-  SetIfGiven(&o.filter_memory_limit, filter_memory_limit,
-             "filter_memory_limit");
   return o;
 }
 
-// The keywords MakeOptions takes, in its order, with their defaults.
-#define SIFT_OPTION_KWARGS                                                     \
-  arg("paranoid_checks") = py::none(), arg("write_buffer_size") = py::none(),  \
-  arg("max_open_files") = py::none(), arg("lru_cache_size") = py::none(),      \
-  arg("block_size") = py::none(), arg("block_restart_interval") = py::none(),  \
-  arg("max_file_size") = py::none(), arg("compression") = "snappy",            \
-  arg("bloom_filter_bits") = 10, arg("comparator") = py::none(),               \
-  arg("comparator_name") = py::none(), arg("filter_kind") = py::none(),        \
-  arg("filter_allocation") = py::none(), arg("allow_mmap_reads") = py::none(), \
-  arg("use_direct_reads") = py::none(),                                        \
-  arg("filter_memory_limit") = py::none()
-
 void DefineDB(py::module_& m) {
   py::class_<DBHandle>(m, "DB", py::dynamic_attr())
-      .def(py::init(
-               [](py::object name, bool create_if_missing, bool error_if_exists,
-                  py::object paranoid_checks, py::object write_buffer_size,
-                  py::object max_open_files, py::object lru_cache_size,
-                  py::object block_size, py::object block_restart_interval,
-                  py::object max_file_size, py::object compression,
-                  py::object bloom_filter_bits, py::object comparator,
-                  py::object comparator_name, py::object filter_kind,
-                  py::object filter_allocation, py::object allow_mmap_reads,
-                  py::object use_direct_reads, py::object filter_memory_limit) {
-                 sift::Options o = MakeOptions(
-                     paranoid_checks, write_buffer_size, max_open_files,
-                     lru_cache_size, block_size, block_restart_interval,
-                     max_file_size, compression, bloom_filter_bits, comparator,
-                     comparator_name, filter_kind, filter_allocation,
-                     allow_mmap_reads, use_direct_reads, filter_memory_limit);
-                 o.create_if_missing = create_if_missing;
-                 o.error_if_exists = error_if_exists;
-                 return new DBHandle(std::move(name), o);
-               }),
-           arg("name"), py::kw_only(), arg("create_if_missing") = false,
-           arg("error_if_exists") = false, SIFT_OPTION_KWARGS)
+      .def(py::init([](py::object name, const py::kwargs& kwargs) {
+             return new DBHandle(std::move(name),
+                                 MakeOptions("DB", kwargs, true));
+           }),
+           arg("name"))
       .def_property_readonly("name", &DBHandle::name)
       .def_property_readonly("closed", &DBHandle::closed)
       .def("close", &DBHandle::Close)
@@ -695,6 +743,43 @@ void DefineWriters(py::module_& m) {
   m.def("entries_checksum", &EntriesChecksum, arg("keys"), arg("values"));
 }
 
+void DefinePrefixExtractors(py::module_& m) {
+  py::class_<PrefixExtractorHandle>(m, "PrefixExtractor")
+      .def_property_readonly("name",
+                             [](const PrefixExtractorHandle& self) {
+                               return std::string(self.rep->Name());
+                             })
+      .def("__repr__", [](const PrefixExtractorHandle& self) {
+        return "<sift.PrefixExtractor " + std::string(self.rep->Name()) + ">";
+      });
+  m.def(
+      "fixed_prefix",
+      [](py::object length) {
+        if (!py::isinstance<py::int_>(length) ||
+            py::isinstance<py::bool_>(length)) {
+          throw py::type_error("'length' must be an int");
+        }
+        const long long n = length.cast<long long>();
+        if (n <= 0) throw py::value_error("'length' must be at least 1");
+        return PrefixExtractorHandle{
+            sift::NewFixedPrefixExtractor(static_cast<size_t>(n))};
+      },
+      arg("length"));
+  m.def(
+      "delimited_prefix",
+      [](py::object delimiter) {
+        if (!py::isinstance<py::bytes>(delimiter)) {
+          throw py::type_error("'delimiter' must be bytes");
+        }
+        const std::string d = delimiter.cast<std::string>();
+        if (d.size() != 1) {
+          throw py::value_error("'delimiter' must be one byte");
+        }
+        return PrefixExtractorHandle{sift::NewDelimitedPrefixExtractor(d[0])};
+      },
+      arg("delimiter"));
+}
+
 void DefineFunctions(py::module_& m) {
   m.def(
       "destroy_db",
@@ -710,21 +795,8 @@ void DefineFunctions(py::module_& m) {
       arg("name"));
   m.def(
       "repair_db",
-      [](py::handle name, py::object paranoid_checks,
-         py::object write_buffer_size, py::object max_open_files,
-         py::object lru_cache_size, py::object block_size,
-         py::object block_restart_interval, py::object max_file_size,
-         py::object compression, py::object bloom_filter_bits,
-         py::object comparator, py::object comparator_name,
-         py::object filter_kind, py::object filter_allocation,
-         py::object allow_mmap_reads, py::object use_direct_reads,
-         py::object filter_memory_limit) {
-        sift::Options o = MakeOptions(
-            paranoid_checks, write_buffer_size, max_open_files, lru_cache_size,
-            block_size, block_restart_interval, max_file_size, compression,
-            bloom_filter_bits, comparator, comparator_name, filter_kind,
-            filter_allocation, allow_mmap_reads, use_direct_reads,
-            filter_memory_limit);
+      [](py::handle name, const py::kwargs& kwargs) {
+        sift::Options o = MakeOptions("repair_db", kwargs, false);
         std::string path = FsPath(name);
         absl::Status s;
         {
@@ -733,7 +805,7 @@ void DefineFunctions(py::module_& m) {
         }
         Check(s);
       },
-      arg("name"), py::kw_only(), SIFT_OPTION_KWARGS);
+      arg("name"));
   // A measurement hook for bench/python/bench.py: DB::Get of every key in
   // `keys` from C++, timed without Python in the loop, giving the baseline
   // that the Python overhead per get is measured against. Returns
@@ -815,6 +887,7 @@ PYBIND11_MODULE(_sift, m) {
   sift_python::DefineSnapshot(m);
   sift_python::DefineIterators(m);
   sift_python::DefineWriters(m);
+  sift_python::DefinePrefixExtractors(m);
   sift_python::DefineFunctions(m);
   // DB.get/put/delete, next(Iterator), WriteBatch.put/delete
   // (python/src/fast_paths.cc).

@@ -71,6 +71,13 @@ def test_exception_hierarchy():
         dict(filter_memory_limit=0),
         dict(filter_memory_limit=4096),
         dict(comparator=None, comparator_name=None),
+        dict(prefix_extractor=None),
+        dict(prefix_extractor=sift.fixed_prefix(3)),
+        dict(prefix_extractor=sift.delimited_prefix(b"0"), whole_key_filtering=False),
+        dict(whole_key_filtering=True),
+        dict(range_filter_bits_per_key=0),
+        dict(range_filter_bits_per_key=16),
+        dict(range_filter_bits_per_key=2.5),
     ],
 )
 def test_options_round_trip(db_path, kwargs):
@@ -137,11 +144,65 @@ def test_small_write_buffer_makes_tables(db_path):
         (dict(write_buffer_size=1), sift.Error),  # outside the engine's range
         (dict(max_open_files=1), sift.Error),
         (dict(bloom_filter_bits=1000), sift.Error),
+        (dict(prefix_extractor="fixed:2"), TypeError),
+        (dict(range_filter_bits_per_key="16"), TypeError),
+        (dict(range_filter_bits_per_key=True), TypeError),
+        (dict(range_filter_bits_per_key=1), sift.Error),  # 0 or [2, 64]
+        (dict(range_filter_bits_per_key=65), sift.Error),
+        (dict(whole_key_filtering=False), sift.Error),  # needs an extractor
     ],
 )
 def test_bad_options(db_path, kwargs, exc):
     with pytest.raises(exc):
         sift.DB(db_path, create_if_missing=True, **kwargs)
+
+
+def test_prefix_extractors():
+    fixed = sift.fixed_prefix(4)
+    assert isinstance(fixed, sift.PrefixExtractor)
+    assert fixed.name == "sift.fixed:4"
+    assert "sift.fixed:4" in repr(fixed)
+    assert sift.delimited_prefix(b":").name == "sift.delimited:3a"
+    for bad, exc in ((0, ValueError), (-1, ValueError), ("4", TypeError), (True, TypeError)):
+        with pytest.raises(exc):
+            sift.fixed_prefix(bad)
+    for bad, exc in ((b"", ValueError), (b"::", ValueError), (":", TypeError), (58, TypeError)):
+        with pytest.raises(exc):
+            sift.delimited_prefix(bad)
+
+
+def test_scan_filters_skip_tables(db_path):
+    """With a prefix extractor, iterator(prefix=...) over a prefix the table
+    lacks is answered by its prefix filter; with a range filter, bounds that
+    hold no key are answered by it; both without changing what is read."""
+    with sift.DB(
+        db_path,
+        create_if_missing=True,
+        prefix_extractor=sift.fixed_prefix(2),
+        range_filter_bits_per_key=16,
+    ) as db:
+        for k in (b"aa1", b"aa2", b"cc1", b"cc2"):
+            db.put(k, k)
+        db.flush()
+        before = db.read_stats()
+        assert list(db.iterator(prefix=b"bb")) == []
+        mid = db.read_stats()
+        assert mid["prefix_filter_probes"] > before["prefix_filter_probes"]
+        assert mid["prefix_filter_negatives"] > before["prefix_filter_negatives"]
+        assert mid["seeks"] > before["seeks"]
+        assert list(db.iterator(prefix=b"aa", include_value=False)) == [b"aa1", b"aa2"]
+        # One 3-byte value (the table's keys are 3 bytes) 72 above aa2: at 16
+        # bits/key the range filter's false-positive rate is below 0.002.
+        before = db.read_stats()
+        assert list(db.iterator(start=b"aaz", stop=b"aa{")) == []
+        after = db.read_stats()
+        assert after["range_filter_probes"] > before["range_filter_probes"]
+        assert after["range_filter_negatives"] > before["range_filter_negatives"]
+        assert list(db.iterator(start=b"aa2", stop=b"cc2", include_value=False)) == [
+            b"aa2",
+            b"cc1",
+        ]
+        assert db.get(b"cc2") == b"cc2" and db.get(b"bb1") is None
 
 
 def test_open_keywords_are_keyword_only(db_path):
@@ -286,6 +347,14 @@ def test_read_stats(db):
         "bytes_read",
         "table_loads",
         "filter_unit_loads",
+        "seeks",
+        "iterator_block_reads",
+        "iterator_block_cache_hits",
+        "prefix_filter_probes",
+        "prefix_filter_negatives",
+        "range_filter_probes",
+        "range_filter_negatives",
+        "range_filter_false_positives",
     ):
         assert isinstance(after[name], int)
     assert after["filter_unit_loads"] == 0  # no filter memory limit
@@ -542,7 +611,13 @@ def test_repair_db(db_path):
             os.remove(os.path.join(db_path, name))
     with pytest.raises(sift.Error):
         sift.DB(db_path)  # no MANIFEST: not openable
-    sift.repair_db(db_path, paranoid_checks=False, bloom_filter_bits=10)
+    sift.repair_db(
+        db_path,
+        paranoid_checks=False,
+        bloom_filter_bits=10,
+        prefix_extractor=sift.fixed_prefix(2),
+        range_filter_bits_per_key=16,
+    )
     with sift.DB(db_path) as db:
         assert db.get(b"k00042") == b"v00042" * 4
         assert db.get(b"k00007") is None
@@ -554,5 +629,7 @@ def test_repair_db(db_path):
         sift.repair_db(db_path + "-missing")
     with pytest.raises(TypeError):
         sift.repair_db(db_path, create_if_missing=True)  # not a repair keyword
+    with pytest.raises(TypeError):
+        sift.repair_db(db_path, no_such_option=1)
     with pytest.raises(ValueError):
         sift.repair_db(db_path, compression="zlib")
