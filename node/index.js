@@ -52,12 +52,40 @@ const FILTER_KIND = { standard: 1, blocked: 2, 'binary-fuse': 3 }
 const FILTER_ALLOCATION = { uniform: 1, optimal: 2 }
 
 // Open options that map to a numeric sift::Options field, checked here for
-// type; sift's Open checks ranges and names the field when one is outside.
-const NUMERIC_OPTIONS = [
+// type (and, for the integer fields, for what their C++ type can hold: an
+// integer from 0 up to 2^53); sift's Open checks ranges and names the field
+// when one is outside.
+const INTEGER_OPTIONS = [
   'writeBufferSize', 'maxFileSize', 'blockSize', 'blockRestartInterval',
-  'cacheSize', 'maxOpenFiles', 'filterBitsPerKey'
+  'cacheSize', 'maxOpenFiles', 'filterMemoryLimit'
 ]
-const BOOLEAN_OPTIONS = ['paranoidChecks', 'mmapReads', 'directReads']
+const NUMERIC_OPTIONS = ['filterBitsPerKey', 'rangeFilterBitsPerKey']
+const BOOLEAN_OPTIONS = ['paranoidChecks', 'mmapReads', 'directReads', 'wholeKeyFiltering']
+
+// The prefix extractor: prefixLength (the first n bytes) or prefixDelimiter
+// (up to and including the first such byte, given as a one-byte string or
+// Buffer), not both; the native side gets the length or the byte's code.
+function prefixOptions (options, out) {
+  const { prefixLength, prefixDelimiter } = options
+  if (prefixLength !== undefined && prefixDelimiter !== undefined) {
+    throw new TypeError("The 'prefixLength' and 'prefixDelimiter' options exclude each other")
+  }
+  if (prefixLength !== undefined) {
+    if (!Number.isSafeInteger(prefixLength) || prefixLength < 1) {
+      throw new TypeError("The 'prefixLength' option must be a positive integer")
+    }
+    out.prefixLength = prefixLength
+  }
+  if (prefixDelimiter !== undefined) {
+    const bytes = typeof prefixDelimiter === 'string'
+      ? Buffer.from(prefixDelimiter, 'utf8')
+      : prefixDelimiter
+    if (!(bytes instanceof Uint8Array) || bytes.length !== 1) {
+      throw new TypeError("The 'prefixDelimiter' option must be one byte (a string or a Buffer)")
+    }
+    out.prefixDelimiter = bytes[0]
+  }
+}
 
 function enumOption (options, name, table) {
   const value = options[name]
@@ -75,6 +103,14 @@ function nativeOpenOptions (options) {
   const out = {
     createIfMissing: options.createIfMissing !== false,
     errorIfExists: options.errorIfExists === true
+  }
+  for (const name of INTEGER_OPTIONS) {
+    const value = options[name]
+    if (value === undefined) continue
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new TypeError(`The '${name}' option must be an integer, 0 or more`)
+    }
+    out[name] = value
   }
   for (const name of NUMERIC_OPTIONS) {
     const value = options[name]
@@ -99,6 +135,7 @@ function nativeOpenOptions (options) {
   out.compression = enumOption({ compression }, 'compression', COMPRESSION)
   out.filterKind = enumOption(options, 'filterKind', FILTER_KIND)
   out.filterAllocation = enumOption(options, 'filterAllocation', FILTER_ALLOCATION)
+  prefixOptions(options, out)
   return out
 }
 

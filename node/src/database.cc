@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "iterator.h"
 #include "sift/options.h"
+#include "sift/prefix_extractor.h"
 
 namespace sift_node {
 namespace {
@@ -20,7 +21,8 @@ bool BoolOption(const Napi::Object& options, const char* name, bool fallback) {
 }
 
 // Reads a numeric option into *out when present. The JavaScript side has
-// checked types; sift's Open checks ranges.
+// checked types, and that an integer field's value is an integer its type
+// holds (0 to 2^53); sift's Open checks ranges.
 template <typename T>
 void NumberOption(const Napi::Object& options, const char* name, T* out) {
   Napi::Value v = options.Get(name);
@@ -284,6 +286,8 @@ Napi::Value Database::Open(const Napi::CallbackInfo& info) {
   options.allow_mmap_reads =
       BoolOption(o, "mmapReads", options.allow_mmap_reads);
   options.use_direct_reads = BoolOption(o, "directReads", false);
+  options.whole_key_filtering =
+      BoolOption(o, "wholeKeyFiltering", options.whole_key_filtering);
   NumberOption(o, "writeBufferSize", &options.write_buffer_size);
   NumberOption(o, "maxFileSize", &options.max_file_size);
   NumberOption(o, "blockSize", &options.block_size);
@@ -291,6 +295,21 @@ Napi::Value Database::Open(const Napi::CallbackInfo& info) {
   NumberOption(o, "cacheSize", &options.block_cache_capacity);
   NumberOption(o, "maxOpenFiles", &options.max_open_files);
   NumberOption(o, "filterBitsPerKey", &options.filter_bits_per_key);
+  NumberOption(o, "filterMemoryLimit", &options.filter_memory_limit);
+  NumberOption(o, "rangeFilterBitsPerKey", &options.range_filter_bits_per_key);
+  // The JavaScript side has checked the prefix options: a positive length,
+  // a delimiter's byte code, not both.
+  if (Napi::Value v = o.Get("prefixLength"); v.IsNumber()) {
+    size_t length = 0;
+    NumberOption(o, "prefixLength", &length);
+    options.prefix_extractor = sift::NewFixedPrefixExtractor(length);
+  }
+  if (Napi::Value v = o.Get("prefixDelimiter"); v.IsNumber()) {
+    uint8_t delimiter = 0;
+    NumberOption(o, "prefixDelimiter", &delimiter);
+    options.prefix_extractor =
+        sift::NewDelimitedPrefixExtractor(static_cast<char>(delimiter));
+  }
   // Enumerations arrive as sift's numeric values, checked by the JavaScript
   // side against the names it accepts.
   uint8_t raw = 0;
@@ -593,6 +612,12 @@ Napi::Value Database::ReadStats(const Napi::CallbackInfo& info) {
   set("seeks", s.seeks);
   set("iteratorBlockReads", s.iterator_block_reads);
   set("iteratorBlockCacheHits", s.iterator_block_cache_hits);
+  set("filterUnitLoads", s.filter_unit_loads);
+  set("prefixFilterProbes", s.prefix_filter_probes);
+  set("prefixFilterNegatives", s.prefix_filter_negatives);
+  set("rangeFilterProbes", s.range_filter_probes);
+  set("rangeFilterNegatives", s.range_filter_negatives);
+  set("rangeFilterFalsePositives", s.range_filter_false_positives);
   o.Set("measuredFpr", Napi::Number::New(env, s.MeasuredFpr()));
   o.Set("readAmplification", Napi::Number::New(env, s.ReadAmplification()));
   return o;

@@ -108,6 +108,83 @@ test('bad options are refused with the option named', async function (t) {
   }
 })
 
+test('scan filters: a prefix or range a table lacks is answered by its filter', async function (t) {
+  const db = new SiftLevel(location(), { prefixLength: 2, rangeFilterBitsPerKey: 16 })
+  await db.batch(['aa1', 'aa2', 'cc1', 'cc2'].map((k) => ({ type: 'put', key: k, value: k })))
+  await db.flush()
+  let before = db.readStats
+  t.same(await db.keys({ gte: 'bb', lt: 'bc' }).all(), [], 'no key with prefix bb')
+  let after = db.readStats
+  t.ok(after.prefixFilterNegatives > before.prefixFilterNegatives, 'the prefix filter ruled bb out')
+  t.ok(after.prefixFilterProbes > before.prefixFilterProbes, 'prefix probes counted')
+  t.same(await db.keys({ gte: 'aa', lt: 'ab' }).all(), ['aa1', 'aa2'], 'prefix aa in full')
+  // One value of the table's 3-byte keys, 72 above aa2: at 16 bits/key the
+  // range filter's false-positive rate is below 0.002.
+  before = db.readStats
+  t.same(await db.keys({ gte: 'aaz', lt: 'aa{' }).all(), [], 'no key in [aaz, aa{)')
+  after = db.readStats
+  t.ok(after.rangeFilterNegatives > before.rangeFilterNegatives, 'the range filter ruled it out')
+  t.ok(after.rangeFilterProbes > before.rangeFilterProbes, 'range probes counted')
+  t.is(typeof after.rangeFilterFalsePositives, 'number')
+  t.same(await db.values({ gt: 'aa1', lte: 'cc1' }).all(), ['aa2', 'cc1'], 'a range across tables')
+  t.is(await db.get('cc2'), 'cc2')
+  await db.close()
+
+  // Prefixes only in the filters, by delimiter: point reads stay right.
+  const byDelimiter = new SiftLevel(location(), {
+    prefixDelimiter: Buffer.from(':'), wholeKeyFiltering: false
+  })
+  await byDelimiter.put('team:1', 'team')
+  await byDelimiter.put('user:1', 'one')
+  await byDelimiter.flush()
+  t.is(await byDelimiter.get('user:1'), 'one')
+  t.is(await byDelimiter.get('user:2'), undefined)
+  // Within the table's key range [team:1, user:1], so its filter is asked.
+  t.same(await byDelimiter.keys({ gte: 'tree:', lt: 'tree;' }).all(), [])
+  t.ok(byDelimiter.readStats.prefixFilterNegatives >= 1, 'prefix tree: ruled out')
+  await byDelimiter.close()
+})
+
+test('filterMemoryLimit: filters loaded in units, counted as filterUnitLoads', async function (t) {
+  const where = location()
+  const db = new SiftLevel(where, { filterMemoryLimit: 1 << 30 })
+  await fill(db, 3000)
+  await db.flush()
+  await db.close()
+  const reopened = new SiftLevel(where, { filterMemoryLimit: 1 << 30 })
+  await reopened.open()
+  t.ok(reopened.readStats.filterUnitLoads > 0, `units loaded at open: ${reopened.readStats.filterUnitLoads}`)
+  t.is(await reopened.get(key(2999)), 'v2999')
+  t.is(await reopened.get(key(5) + 'x'), undefined)
+  await reopened.close()
+})
+
+test('bad scan-filter and memory options are refused', async function (t) {
+  for (const options of [{ prefixLength: 0 }, { prefixLength: 1.5 },
+    { prefixLength: 2, prefixDelimiter: ':' }, { prefixDelimiter: '::' },
+    { prefixDelimiter: 58 }, { filterMemoryLimit: -1 }, { wholeKeyFiltering: 'no' },
+    { rangeFilterBitsPerKey: '16' }, { maxOpenFiles: 100.5 }]) {
+    const bad = new SiftLevel(location(), options)
+    try {
+      await bad.open()
+      t.fail('opened with ' + JSON.stringify(options))
+    } catch (err) {
+      t.ok(err.cause instanceof TypeError, `${JSON.stringify(options)}: ${err.cause.message}`)
+    }
+  }
+  for (const [options, field] of [[{ rangeFilterBitsPerKey: 1 }, /range_filter_bits_per_key/],
+    [{ wholeKeyFiltering: false }, /whole_key_filtering/]]) {
+    const bad = new SiftLevel(location(), options)
+    try {
+      await bad.open()
+      t.fail('opened with ' + JSON.stringify(options))
+    } catch (err) {
+      t.is(err.cause.code, 'SIFT_INVALID_ARGUMENT')
+      t.ok(field.test(err.cause.message), err.cause.message)
+    }
+  }
+})
+
 test('readStats counts point reads, filter negatives and block reads', async function (t) {
   const db = new SiftLevel(location(), { filterBitsPerKey: 10, cacheSize: 0 })
   await fill(db, 10000)
