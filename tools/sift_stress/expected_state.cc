@@ -15,7 +15,7 @@
 namespace sift::stress {
 namespace {
 
-constexpr uint64_t kMagic = 0x73696674'73747231ULL;  // "siftstr1"
+constexpr uint64_t kMagic = 0x73696674'73747232ULL;  // "siftstr2"
 constexpr int kRing = 4;  // acknowledged writes kept per key until durable
 
 // Header words.
@@ -24,6 +24,7 @@ enum : int {
   kNumKeysWord = 1,
   kTicketWord = 2,   // tickets handed out (acknowledged writes)
   kDurableWord = 3,  // every ticket <= this is durable
+  kBatchWord = 4,    // batches recorded since the last ClearBatches
   kOpCountWords = 8,
   kHeaderWords = 64,
 };
@@ -35,6 +36,11 @@ uint64_t Load(const uint64_t* p) {
 void Store(uint64_t* p, uint64_t v) {
   std::atomic_ref<uint64_t>(*p).store(v, std::memory_order_release);
 }
+
+// A batch record: its sequence number (1-based; written last, so a record
+// is whole once it holds the number it should), the number of writes, then
+// (key, KeyWrite::Encode) per write.
+constexpr size_t kBatchRecordWords = 2 + 2 * ExpectedState::kMaxBatchKeys;
 
 }  // namespace
 
@@ -134,8 +140,9 @@ Verdict Judge(uint32_t index, const std::optional<std::string>& found,
 
 absl::StatusOr<std::unique_ptr<ExpectedState>> ExpectedState::Open(
     const std::string& path, uint32_t num_keys, bool create) {
-  const size_t size =
-      kHeaderWords * sizeof(uint64_t) + size_t{num_keys} * sizeof(Slot);
+  const size_t size = kHeaderWords * sizeof(uint64_t) +
+                      size_t{num_keys} * sizeof(Slot) +
+                      kBatchCapacity * kBatchRecordWords * sizeof(uint64_t);
   const int fd = ::open(path.c_str(), O_RDWR | (create ? O_CREAT : 0), 0644);
   if (fd < 0) {
     return absl::InternalError(
@@ -322,6 +329,53 @@ void ExpectedState::Settle(uint32_t index, KeyWrite found) {
   Store(&s->last_acked, found.Encode());
   Store(&s->n_recs, 0);
   Store(&s->epoch, Load(&s->next_version));
+}
+
+uint64_t* ExpectedState::batch_record(uint64_t seq) const {
+  uint64_t* first = reinterpret_cast<uint64_t*>(slot(num_keys_));
+  return first + (seq % kBatchCapacity) * kBatchRecordWords;
+}
+
+void ExpectedState::RecordBatch(const std::vector<BatchWrite>& writes) {
+  const uint64_t seq = std::atomic_ref<uint64_t>(*header_word(kBatchWord))
+                           .fetch_add(1, std::memory_order_acq_rel) +
+                       1;
+  uint64_t* r = batch_record(seq);
+  Store(&r[0], 0);  // incomplete until the end
+  const size_t n = std::min(writes.size(), kMaxBatchKeys);
+  Store(&r[1], n);
+  for (size_t i = 0; i < n; ++i) {
+    Store(&r[2 + 2 * i], writes[i].key);
+    Store(&r[3 + 2 * i], writes[i].write.Encode());
+  }
+  Store(&r[0], seq);
+}
+
+std::vector<std::vector<BatchWrite>> ExpectedState::Batches() const {
+  std::vector<std::vector<BatchWrite>> out;
+  const uint64_t last = Load(header_word(kBatchWord));
+  const uint64_t first = last > kBatchCapacity ? last - kBatchCapacity + 1 : 1;
+  for (uint64_t seq = first; seq <= last; ++seq) {
+    const uint64_t* r = batch_record(seq);
+    if (Load(&r[0]) != seq) continue;  // torn by a kill, or overwritten
+    const uint64_t n = std::min<uint64_t>(Load(&r[1]), kMaxBatchKeys);
+    std::vector<BatchWrite> batch;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t key = Load(&r[2 + 2 * i]);
+      if (key >= num_keys_) break;  // cannot happen in a whole record
+      batch.push_back(BatchWrite{static_cast<uint32_t>(key),
+                                 KeyWrite::Decode(Load(&r[3 + 2 * i]))});
+    }
+    out.push_back(std::move(batch));
+  }
+  return out;
+}
+
+void ExpectedState::ClearBatches() {
+  const uint64_t last = Load(header_word(kBatchWord));
+  const uint64_t first = last > kBatchCapacity ? last - kBatchCapacity + 1 : 1;
+  for (uint64_t seq = first; seq <= last; ++seq) Store(batch_record(seq), 0);
+  Store(header_word(kBatchWord), 0);
 }
 
 void ExpectedState::CountOp(Op op) {

@@ -85,6 +85,12 @@ struct KeyWindow {
                              // are gone for good (lost in a crash)
 };
 
+// One key's write in a recorded batch (ExpectedState::RecordBatch).
+struct BatchWrite {
+  uint32_t key;
+  KeyWrite write;
+};
+
 // For the check across keys after a power loss (promise 2: what survives is
 // a prefix of the write order): a write that began after another write was
 // acknowledged comes after it in commit order, so it may not survive while
@@ -150,6 +156,19 @@ class ExpectedState {
   // versions begun so far and not found are gone for good.
   void Settle(uint32_t index, KeyWrite found);
 
+  // Batches, for the all-or-nothing check after a crash (a WriteBatch is
+  // one log record: after recovery all of its writes are there or none).
+  // RecordBatch before the DB call, with the versions BeginWrite gave, under
+  // the keys' locks; a record the process died writing is not kept (its DB
+  // call had not begun). Batches() returns the batches recorded since the
+  // last ClearBatches, at most the latest kBatchCapacity, oldest first.
+  static constexpr size_t kBatchCapacity = 4096;
+  static constexpr size_t kMaxBatchKeys = 32;
+  // REQUIRES: writes.size() <= kMaxBatchKeys.
+  void RecordBatch(const std::vector<BatchWrite>& writes);
+  std::vector<std::vector<BatchWrite>> Batches() const;
+  void ClearBatches();
+
   void CountOp(Op op);
   uint64_t OpCount(Op op) const;
 
@@ -158,6 +177,7 @@ class ExpectedState {
   ExpectedState(void* base, size_t size, uint32_t num_keys);
   Slot* slot(uint32_t index) const;
   uint64_t* header_word(int i) const;
+  uint64_t* batch_record(uint64_t seq) const;
 
   void* base_;
   size_t size_;

@@ -44,7 +44,8 @@ constexpr char kUsage[] =
     "  --replay SEED     run the one round with this round seed (as printed\n"
     "                    on its 'round K seed S' line) on a fresh database\n"
     "  --plant DEFECT    self-test: plant a defect the check must catch:\n"
-    "                    drop_acked, stale_value, resurrect, phantom\n"
+    "                    drop_acked, stale_value, resurrect, phantom,\n"
+    "                    torn_batch\n"
     "  --disable OP,...  never run these operations (put, delete, batch, get,\n"
     "                    multiget, iter_forward, iter_backward, snapshot, "
     "flush,\n"
@@ -113,8 +114,11 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (flag == "--plant") {
       f.plant = value;
       if (f.plant != "drop_acked" && f.plant != "stale_value" &&
-          f.plant != "resurrect" && f.plant != "phantom") {
-        Usage("--plant: one of drop_acked, stale_value, resurrect, phantom");
+          f.plant != "resurrect" && f.plant != "phantom" &&
+          f.plant != "torn_batch") {
+        Usage(
+            "--plant: one of drop_acked, stale_value, resurrect, phantom, "
+            "torn_batch");
       }
     } else if (flag == "--disable") {
       for (absl::string_view name : absl::StrSplit(value, ',')) {
@@ -304,6 +308,10 @@ int Main(int argc, char** argv) {
       "sift_stress: keys found without their last acknowledged write after a "
       "power cut (unsynced, allowed): %llu\n",
       static_cast<unsigned long long>(totals.unsynced_lost));
+  std::printf(
+      "sift_stress: batches known to have committed, checked all or "
+      "nothing: %llu\n",
+      static_cast<unsigned long long>(totals.batches_checked));
   if (totals.errors > 0) {
     std::printf("sift_stress: errors=%llu\n",
                 static_cast<unsigned long long>(totals.errors));

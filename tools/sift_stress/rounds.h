@@ -46,6 +46,9 @@ struct Totals {
   // Keys whose last acknowledged write was not found after a power cut:
   // unsynced writes lost as the rule allows. Shows the rule is exercised.
   uint64_t unsynced_lost = 0;
+  // Batches known to have committed (a key holds the batch's version), each
+  // checked all or nothing; shows that check is exercised.
+  uint64_t batches_checked = 0;
 };
 
 // The crash a round with this seed ends with (its lowest bit).

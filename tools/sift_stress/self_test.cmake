@@ -6,11 +6,18 @@ set(cases
     "drop_acked|lost"
     "stale_value|lost"
     "resurrect|resurrected"
-    "phantom|wrong")
+    "phantom|wrong"
+    "torn_batch|lost|all or nothing")
 foreach(case IN LISTS cases)
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 defect)
   list(GET parts 1 verdict)
+  # A third part: text the failure report must hold (which check caught it).
+  list(LENGTH parts nparts)
+  set(context "")
+  if(nparts GREATER 2)
+    list(GET parts 2 context)
+  endif()
   # A small key space and a few rounds: the defect is planted in the first
   # round that has a key to plant it in.
   execute_process(
@@ -26,6 +33,9 @@ foreach(case IN LISTS cases)
   endif()
   if(NOT err MATCHES "FAILED \\(${verdict}\\) seed=[0-9]+ key=k[0-9]+")
     message(FATAL_ERROR "--plant ${defect}: no '${verdict}' failure report")
+  endif()
+  if(NOT context STREQUAL "" AND NOT err MATCHES "${context}")
+    message(FATAL_ERROR "--plant ${defect}: no failure from the check '${context}'")
   endif()
   if(NOT out MATCHES "${verdict}=[1-9][0-9]*( |\n|$)")
     message(FATAL_ERROR "--plant ${defect}: ${verdict}=0 in the last line")

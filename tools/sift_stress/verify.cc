@@ -93,11 +93,58 @@ void CheckScan(const std::vector<std::pair<uint32_t, std::string>>& scan,
   }
 }
 
+// All or nothing per batch. A batch is known to have committed when a key
+// it put holds exactly the batch's version (versions are per key and never
+// reused). Then each of its keys must hold the batch's write or a later
+// one: a key holding an older version, or absent where the batch put it and
+// nothing was begun after, lost its part of a committed batch. (An absent
+// key the batch deleted, or one written again later, proves nothing either
+// way and is not judged here.)
+// Returns the number of batches known to have committed.
+uint64_t CheckBatches(const ExpectedState& state, CrashKind kind,
+                      const std::vector<KeyWrite>& found, Reporter* reporter) {
+  uint64_t committed_batches = 0;
+  for (const std::vector<BatchWrite>& batch : state.Batches()) {
+    const BatchWrite* committed = nullptr;
+    for (const BatchWrite& w : batch) {
+      const KeyWrite& f = found[w.key];
+      if (w.write.present() && f.present() && f.version == w.write.version) {
+        committed = &w;
+        break;
+      }
+    }
+    if (committed == nullptr) continue;
+    ++committed_batches;
+    for (const BatchWrite& w : batch) {
+      const KeyWrite& f = found[w.key];
+      const bool older = f.present() && f.version < w.write.version;
+      const bool gone =
+          !f.present() && w.write.present() &&
+          state.WindowAfterCrash(w.key, kind).max_started == w.write.version;
+      if (!older && !gone) continue;
+      reporter->Fail(
+          Verdict::kLost, w.key, "verify batches (all or nothing)",
+          absl::StrCat(
+              "a batch of ", batch.size(), " writes committed (",
+              KeyOf(committed->key), " holds its version ",
+              committed->write.version, ") but this key holds ",
+              f.present() ? absl::StrCat("version ", f.version)
+                          : std::string("nothing"),
+              ", not the batch's ",
+              w.write.present()
+                  ? absl::StrCat("version ", w.write.version)
+                  : absl::StrCat("delete (version ", w.write.version, ")")));
+    }
+  }
+  return committed_batches;
+}
+
 }  // namespace
 
 uint64_t VerifyAfterCrash(DB* db, const ExpectedState& state, CrashKind kind,
                           Rng* rng, Reporter* reporter,
-                          std::vector<KeyWrite>* found) {
+                          std::vector<KeyWrite>* found,
+                          uint64_t* batches_checked) {
   const uint32_t n = state.num_keys();
   ReadOptions ro;
   ro.fill_cache = rng->OneIn(2);
@@ -113,6 +160,8 @@ uint64_t VerifyAfterCrash(DB* db, const ExpectedState& state, CrashKind kind,
       (*found)[k] = KeyWrite{version, false};
     }
   }
+
+  *batches_checked += CheckBatches(state, kind, *found, reporter);
 
   // Across keys, after a power loss: no write survives that began after an
   // acknowledged write that was lost.

@@ -59,11 +59,14 @@ std::optional<std::string> ReadKey(DB* db, const ReadOptions& ro,
 // Check every key of a database just reopened after a crash of kind `kind`
 // against the expected state (ExpectedState::Judge), then check that a full
 // forward scan, a bounded backward scan and a MultiGet of a sample agree
-// with the point reads. On return *found holds each key's state as read.
-// Returns the number of keys checked.
+// with the point reads, and that every recorded batch known to have
+// committed is there in full. On return *found holds each key's state as
+// read and *batches_checked counts those batches. Returns the number of keys
+// checked.
 uint64_t VerifyAfterCrash(DB* db, const ExpectedState& state, CrashKind kind,
                           Rng* rng, Reporter* reporter,
-                          std::vector<KeyWrite>* found);
+                          std::vector<KeyWrite>* found,
+                          uint64_t* batches_checked);
 
 }  // namespace sift::stress
 

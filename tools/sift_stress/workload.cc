@@ -177,16 +177,19 @@ class Worker {
     absl::Status s;
     if (op == Op::kBatch) {
       WriteBatch batch;
+      std::vector<BatchWrite> record;
       for (uint32_t k : keys) {
         const bool del = rng_.OneIn(4);
         versions.push_back(state_->BeginWrite(k, del));
         deleted.push_back(del);
+        record.push_back(BatchWrite{k, KeyWrite{versions.back(), del}});
         if (del) {
           batch.Delete(KeyOf(k));
         } else {
           batch.Put(KeyOf(k), ValueOf(k, versions.back()));
         }
       }
+      state_->RecordBatch(record);
       s = db_->Write(wo, &batch);
     } else {
       const bool del = op == Op::kDelete;
