@@ -3,7 +3,9 @@
 // re-exports them and adds the pure-Python parts (PrefixedDB).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -261,73 +263,105 @@ void SetRangeFilterBits(sift::Options* o, const py::object& bits) {
   o->range_filter_bits_per_key = bits.cast<double>();
 }
 
-// The Options of DB() and repair_db() from plyvel's keywords and sift's own,
+// How one keyword of DB() or repair_db() sets Options; `name` is the
+// keyword, for error messages.
+using KeywordSetter = void (*)(sift::Options*, const py::object& value,
+                               const char* name);
+
+template <auto Member>
+void SetMember(sift::Options* o, const py::object& value, const char* name) {
+  SetIfGiven(&(o->*Member), value, name);
+}
+
+struct Keyword {
+  const char* name;
+  KeywordSetter set;
+  bool open_only;  // DB() only (not repair_db())
+};
+
+// plyvel's keywords and sift's own, in the order doc/python.md gives them.
+constexpr Keyword kKeywords[] = {
+    {"create_if_missing", &SetMember<&sift::Options::create_if_missing>, true},
+    {"error_if_exists", &SetMember<&sift::Options::error_if_exists>, true},
+    {"paranoid_checks", &SetMember<&sift::Options::paranoid_checks>, false},
+    {"write_buffer_size", &SetMember<&sift::Options::write_buffer_size>, false},
+    {"max_open_files", &SetMember<&sift::Options::max_open_files>, false},
+    {"lru_cache_size", &SetMember<&sift::Options::block_cache_capacity>, false},
+    {"block_size", &SetMember<&sift::Options::block_size>, false},
+    {"block_restart_interval",
+     &SetMember<&sift::Options::block_restart_interval>, false},
+    {"max_file_size", &SetMember<&sift::Options::max_file_size>, false},
+    {"compression",
+     [](sift::Options* o, const py::object& v, const char*) {
+       SetCompression(o, v);
+     },
+     false},
+    {"bloom_filter_bits",
+     [](sift::Options* o, const py::object& v, const char*) {
+       SetFilter(o, v, py::none());
+     },
+     false},
+    {"comparator",
+     [](sift::Options*, const py::object& v, const char*) {
+       RefuseComparator(v, py::none());
+     },
+     false},
+    {"comparator_name",
+     [](sift::Options*, const py::object& v, const char*) {
+       RefuseComparator(py::none(), v);
+     },
+     false},
+    {"filter_kind",
+     [](sift::Options* o, const py::object& v, const char*) {
+       SetFilter(o, py::none(), v);
+     },
+     false},
+    {"filter_allocation",
+     [](sift::Options* o, const py::object& v, const char*) {
+       SetAllocation(o, v);
+     },
+     false},
+    {"allow_mmap_reads", &SetMember<&sift::Options::allow_mmap_reads>, false},
+    {"use_direct_reads", &SetMember<&sift::Options::use_direct_reads>, false},
+    {"filter_memory_limit", &SetMember<&sift::Options::filter_memory_limit>,
+     false},
+    {"prefix_extractor",
+     [](sift::Options* o, const py::object& v, const char*) {
+       SetPrefixExtractor(o, v);
+     },
+     false},
+    {"whole_key_filtering", &SetMember<&sift::Options::whole_key_filtering>,
+     false},
+    {"range_filter_bits_per_key",
+     [](sift::Options* o, const py::object& v, const char*) {
+       SetRangeFilterBits(o, v);
+     },
+     false},
+};
+
+// The Options of DB() (`open_keywords`) or repair_db() from their keywords,
 // all keyword-only: a keyword given None keeps the engine's default, except
 // that compression and bloom_filter_bits default as in plyvel ('snappy',
-// 10). `open_keywords` admits create_if_missing and error_if_exists (DB()
-// only). Out-of-range values are left to DB::Open, which names them.
+// 10). An unknown keyword is a TypeError; out-of-range values are left to
+// DB::Open, which names them.
 sift::Options MakeOptions(const char* function, const py::kwargs& kwargs,
                           bool open_keywords) {
   sift::Options o;
-  SetCompression(&o, py::str("snappy"));
+  o.compression = sift::Compression::kSnappy;
   o.filter_bits_per_key = 10;
-  py::object comparator = py::none();
-  py::object comparator_name = py::none();
-  py::object bloom_filter_bits = py::none();
-  py::object filter_kind = py::none();
   for (const auto& [key, value] : kwargs) {
     const std::string name = py::cast<std::string>(key);
-    const py::object v = py::reinterpret_borrow<py::object>(value);
-    if (open_keywords && name == "create_if_missing") {
-      SetIfGiven(&o.create_if_missing, v, "create_if_missing");
-    } else if (open_keywords && name == "error_if_exists") {
-      SetIfGiven(&o.error_if_exists, v, "error_if_exists");
-    } else if (name == "paranoid_checks") {
-      SetIfGiven(&o.paranoid_checks, v, "paranoid_checks");
-    } else if (name == "write_buffer_size") {
-      SetIfGiven(&o.write_buffer_size, v, "write_buffer_size");
-    } else if (name == "max_open_files") {
-      SetIfGiven(&o.max_open_files, v, "max_open_files");
-    } else if (name == "lru_cache_size") {
-      SetIfGiven(&o.block_cache_capacity, v, "lru_cache_size");
-    } else if (name == "block_size") {
-      SetIfGiven(&o.block_size, v, "block_size");
-    } else if (name == "block_restart_interval") {
-      SetIfGiven(&o.block_restart_interval, v, "block_restart_interval");
-    } else if (name == "max_file_size") {
-      SetIfGiven(&o.max_file_size, v, "max_file_size");
-    } else if (name == "compression") {
-      SetCompression(&o, v);
-    } else if (name == "bloom_filter_bits") {
-      bloom_filter_bits = v;
-    } else if (name == "comparator") {
-      comparator = v;
-    } else if (name == "comparator_name") {
-      comparator_name = v;
-    } else if (name == "filter_kind") {
-      filter_kind = v;
-    } else if (name == "filter_allocation") {
-      SetAllocation(&o, v);
-    } else if (name == "allow_mmap_reads") {
-      SetIfGiven(&o.allow_mmap_reads, v, "allow_mmap_reads");
-    } else if (name == "use_direct_reads") {
-      SetIfGiven(&o.use_direct_reads, v, "use_direct_reads");
-    } else if (name == "filter_memory_limit") {
-      SetIfGiven(&o.filter_memory_limit, v, "filter_memory_limit");
-    } else if (name == "prefix_extractor") {
-      SetPrefixExtractor(&o, v);
-    } else if (name == "whole_key_filtering") {
-      SetIfGiven(&o.whole_key_filtering, v, "whole_key_filtering");
-    } else if (name == "range_filter_bits_per_key") {
-      SetRangeFilterBits(&o, v);
-    } else {
+    const Keyword* k = std::find_if(
+        std::begin(kKeywords), std::end(kKeywords), [&](const Keyword& k) {
+          return name == k.name && (open_keywords || !k.open_only);
+        });
+    if (k == std::end(kKeywords)) {
       throw py::type_error(std::string(function) +
                            "() got an unexpected keyword argument '" + name +
                            "'");
     }
+    k->set(&o, py::reinterpret_borrow<py::object>(value), k->name);
   }
-  RefuseComparator(comparator, comparator_name);
-  SetFilter(&o, bloom_filter_bits, filter_kind);
   return o;
 }
 
