@@ -802,7 +802,16 @@ def _key_point(prefix, x, width):
 def _size_splits(d, lo, hi, parts):
     """parts-1 keys inside (lo, hi] cutting the database's bytes in [lo, hi]
     (both keys present in it) into even shares, found by bisection over the
-    key space with approximate_sizes (no data is read)."""
+    key space with approximate_sizes (no data is read).
+
+    The database may be compacting meanwhile (a checkpoint just flushed can
+    have level-0 work to do), which shrinks sizes between calls: each step
+    therefore compares the sizes against shares of the total measured in the
+    same call (one call sees one version of the tree). That total ends at hi,
+    not after it: a table the range cuts counts its data bytes only, one
+    wholly inside counts its whole file, so [lo, hi) is measured as the
+    bisection's [lo, mid) ranges are, not with the last table's index and
+    filter added."""
     if parts <= 1 or lo == hi:
         return []
     c = 0
@@ -815,14 +824,14 @@ def _size_splits(d, lo, hi, parts):
     total = d.approximate_size(lo, stop)
     if total == 0 or b - a < 2:
         return []
-    targets = [total * j / parts for j in range(1, parts)]
-    low = [a] * len(targets)
-    high = [b] * len(targets)
+    low = [a] * (parts - 1)
+    high = [b] * (parts - 1)
     for _ in range(64):
         mids = [(x + y) // 2 for x, y in zip(low, high)]
-        sizes = d.approximate_sizes(*[(lo, _key_point(prefix, m, width)) for m in mids])
+        now, *sizes = d.approximate_sizes(
+            (lo, hi), *[(lo, _key_point(prefix, m, width)) for m in mids])
         for j, (m, s) in enumerate(zip(mids, sizes)):
-            if s < targets[j]:
+            if s < now * (j + 1) / parts:
                 low[j] = m
             else:
                 high[j] = m
