@@ -255,28 +255,6 @@ TEST_F(TableCorruptionTest, InPlaceBlocksAreVerifiedOnceThenTrusted) {
   }
 }
 
-// A table image the test may change under an open table, read in place as
-// from a memory-mapped file (the way a device could change bytes after
-// they were checked).
-class MutableImageFile final : public RandomAccessFile {
- public:
-  explicit MutableImageFile(const std::string* bytes) : bytes_(bytes) {}
-  absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
-                    char* /*scratch*/) const override {
-    if (offset >= bytes_->size()) {
-      *result = {};
-      return absl::OkStatus();
-    }
-    n = std::min<uint64_t>(n, bytes_->size() - offset);
-    *result = std::string_view(bytes_->data() + offset, n);
-    return absl::OkStatus();
-  }
-  bool StableReads() const override { return true; }
-
- private:
-  const std::string* const bytes_;
-};
-
 TEST_F(TableCorruptionTest, MappedCompressedBlocksAreVerifiedOnceThenTrusted) {
   // Damage the checksum (trailer) of the first Snappy block: its contents
   // still decode, so only the checksum can tell.
@@ -288,7 +266,7 @@ TEST_F(TableCorruptionTest, MappedCompressedBlocksAreVerifiedOnceThenTrusted) {
   std::vector<size_t> victims;
   {
     auto fresh =
-        Table::Open(options_, std::make_unique<MutableImageFile>(&damaged),
+        Table::Open(options_, std::make_unique<test::ImageFile>(&damaged),
                     damaged.size(), kName);
     ASSERT_TRUE(fresh.ok()) << fresh.status();
     for (size_t i = 0; i < model_.size(); ++i) {
@@ -303,7 +281,7 @@ TEST_F(TableCorruptionTest, MappedCompressedBlocksAreVerifiedOnceThenTrusted) {
 
   // No block cache: each read decodes the block again from the map.
   std::string image = bytes_;
-  auto table = Table::Open(options_, std::make_unique<MutableImageFile>(&image),
+  auto table = Table::Open(options_, std::make_unique<test::ImageFile>(&image),
                            image.size(), kName);
   ASSERT_TRUE(table.ok()) << table.status();
   ReadOptions trusting;
@@ -322,9 +300,8 @@ TEST_F(TableCorruptionTest, MappedCompressedBlocksAreVerifiedOnceThenTrusted) {
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, model_[victims[0]].second);
   // A table opened again checks again.
-  auto reopened =
-      Table::Open(options_, std::make_unique<MutableImageFile>(&image),
-                  image.size(), kName);
+  auto reopened = Table::Open(
+      options_, std::make_unique<test::ImageFile>(&image), image.size(), kName);
   ASSERT_TRUE(reopened.ok());
   EXPECT_TRUE(
       absl::IsDataLoss(TableGet(**reopened, ReadOptions(), key).status()));

@@ -3,6 +3,8 @@
 
 // Building and opening tables in tests, and a model to check them against.
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -53,6 +55,28 @@ inline absl::StatusOr<std::unique_ptr<Table>> OpenTable(
   if (!file.ok()) return file.status();
   return Table::Open(options, *std::move(file), *size, fname);
 }
+
+// A table file over bytes the caller owns and may change while a table reads
+// them (damage after open). Reads are views into the bytes, as from a
+// memory-mapped file. `bytes` must outlive the file.
+class ImageFile final : public RandomAccessFile {
+ public:
+  explicit ImageFile(const std::string* bytes) : bytes_(bytes) {}
+  absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                    char* /*scratch*/) const override {
+    if (offset >= bytes_->size()) {
+      *result = {};
+      return absl::OkStatus();
+    }
+    n = std::min<uint64_t>(n, bytes_->size() - offset);
+    *result = std::string_view(bytes_->data() + offset, n);
+    return absl::OkStatus();
+  }
+  bool StableReads() const override { return true; }
+
+ private:
+  const std::string* const bytes_;
+};
 
 // Get through the handle interface: the value of `key` if the table holds
 // exactly that key, NotFound otherwise.
