@@ -297,9 +297,12 @@ class RawIterator : public IteratorBase {
  public:
   // `lower_bound` (inclusive) and `upper_bound` (exclusive) become the
   // engine's ReadOptions iteration bounds; nullopt leaves that side open.
+  // `prefix_same_as_start`: ReadOptions::prefix_same_as_start (with the
+  // database's prefix extractor, a seek stays within its target's prefix).
   RawIterator(py::object db_obj, py::object snapshot_obj, bool verify_checksums,
               bool fill_cache, std::optional<std::string> lower_bound,
-              std::optional<std::string> upper_bound);
+              std::optional<std::string> upper_bound,
+              bool prefix_same_as_start);
   bool Valid();
   void SeekToFirst();
   void SeekToLast();

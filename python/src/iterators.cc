@@ -310,13 +310,15 @@ void RangeIterator::Seek(py::handle target) {
 RawIterator::RawIterator(py::object db_obj, py::object snapshot_obj,
                          bool verify_checksums, bool fill_cache,
                          std::optional<std::string> lower_bound,
-                         std::optional<std::string> upper_bound)
+                         std::optional<std::string> upper_bound,
+                         bool prefix_same_as_start)
     : IteratorBase(std::move(db_obj), std::move(snapshot_obj)),
       lower_bound_(std::move(lower_bound)),
       upper_bound_(std::move(upper_bound)) {
   sift::ReadOptions options;
   options.verify_checksums = verify_checksums;
   options.fill_cache = fill_cache;
+  options.prefix_same_as_start = prefix_same_as_start;
   if (lower_bound_) options.iterate_lower_bound = *lower_bound_;
   if (upper_bound_) options.iterate_upper_bound = *upper_bound_;
   Open(options);

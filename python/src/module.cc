@@ -430,15 +430,17 @@ void DefineDB(py::module_& m) {
       .def(
           "raw_iterator",
           [](py::object self, bool verify_checksums, bool fill_cache,
-             py::object lower_bound, py::object upper_bound) {
+             py::object lower_bound, py::object upper_bound,
+             bool prefix_same_as_start) {
             return new RawIterator(std::move(self), py::none(),
                                    verify_checksums, fill_cache,
                                    OptionalBytes(lower_bound, "lower_bound"),
-                                   OptionalBytes(upper_bound, "upper_bound"));
+                                   OptionalBytes(upper_bound, "upper_bound"),
+                                   prefix_same_as_start);
           },
           py::kw_only(), arg("verify_checksums") = false,
           arg("fill_cache") = true, arg("lower_bound") = py::none(),
-          arg("upper_bound") = py::none())
+          arg("upper_bound") = py::none(), arg("prefix_same_as_start") = false)
       .def("snapshot",
            [](py::object self) {
              return new SnapshotHandle(std::move(self), std::nullopt);
@@ -624,17 +626,19 @@ void DefineSnapshot(py::module_& m) {
       .def(
           "raw_iterator",
           [](py::object self, bool verify_checksums, bool fill_cache,
-             py::object lower_bound, py::object upper_bound) {
+             py::object lower_bound, py::object upper_bound,
+             bool prefix_same_as_start) {
             SnapshotHandle& s = self.cast<SnapshotHandle&>();
             s.CheckOpen();
             return new RawIterator(s.db_object(), std::move(self),
                                    verify_checksums, fill_cache,
                                    OptionalBytes(lower_bound, "lower_bound"),
-                                   OptionalBytes(upper_bound, "upper_bound"));
+                                   OptionalBytes(upper_bound, "upper_bound"),
+                                   prefix_same_as_start);
           },
           py::kw_only(), arg("verify_checksums") = false,
           arg("fill_cache") = true, arg("lower_bound") = py::none(),
-          arg("upper_bound") = py::none())
+          arg("upper_bound") = py::none(), arg("prefix_same_as_start") = false)
       .def("close", &SnapshotHandle::Close)
       .def("release", &SnapshotHandle::Close)
       .def_property_readonly("closed",

@@ -203,6 +203,27 @@ def test_scan_filters_skip_tables(db_path):
             b"cc1",
         ]
         assert db.get(b"cc2") == b"cc2" and db.get(b"bb1") is None
+        # prefix_same_as_start: a raw iterator's seek stays in its prefix.
+        it = db.raw_iterator(prefix_same_as_start=True)
+        it.seek(b"aa")
+        keys = []
+        while it.valid():
+            keys.append(it.key())
+            it.next()
+        assert keys == [b"aa1", b"aa2"]
+        it.close()
+        it = db.raw_iterator()
+        it.seek(b"aa2")
+        it.next()
+        assert it.key() == b"cc1"  # total order without it
+        it.close()
+        with db.snapshot() as snap:
+            it = snap.raw_iterator(prefix_same_as_start=True)
+            it.seek(b"cc")
+            it.next()
+            it.next()
+            assert not it.valid()
+            it.close()
 
 
 def test_open_keywords_are_keyword_only(db_path):
