@@ -233,7 +233,7 @@ absl::Status BackgroundWork::RunCompactionJob(Compaction* c) {
   state_.level_stats[c->output_level()] += stats;
   state_.Log(absl::StrCat(
       "compacted level ", c->level(), " (", c->num_input_files(0), " files) + ",
-      c->level() + 1, " (", c->num_input_files(1), " files) into level ",
+      c->output_level(), " (", c->num_input_files(1), " files) into level ",
       c->output_level(), ": ", stats.bytes_read, " bytes in, ",
       stats.bytes_written, " bytes out in ", stats.output_files, " files, ",
       stats.entries_dropped, " entries dropped: ", s.ToString(), "; ",

@@ -187,6 +187,7 @@ RunShape ShapeOf(const Version& version, const std::set<uint64_t>& excluded,
     }
   }
   if (added != nullptr) {
+    assert(added->level >= 0 && added->level < config::kNumLevels);
     spans[added->level].push_back(
         KeySpan{added->smallest, added->largest, std::max(added->bytes, 1.0)});
   }
@@ -217,6 +218,7 @@ double FilterBudgetCorrection(const RunShape& shape, double avg_bits_per_key) {
 
 double FilterBitsForNewTable(const Options& options, const RunShape& shape,
                              int level, double table_size) {
+  assert(level >= 0 && level < config::kNumLevels);
   const double avg = options.filter_bits_per_key;
   if (options.filter_allocation != FilterAllocation::kOptimal || avg <= 0) {
     return avg;
@@ -244,7 +246,9 @@ double FilterBitsForNewTable(const Options& options, const RunShape& shape,
   }
   const std::vector<double> bits = AllocateFilterBits(
       runs, probes, avg, FilterFprDecay(options.filter_kind, avg));
-  return bits[new_run];
+  // The new table is one of the runs whenever `level` is a level; never
+  // index past them if it is not.
+  return new_run < bits.size() ? bits[new_run] : avg;
 }
 
 double BudgetedFilterBitsForNewTable(const Options& options,
@@ -296,7 +300,9 @@ double FilterBitsForCompaction(const Options& options,
   // The outputs hold the inputs' keys: they cover the inputs' range.
   std::set<uint64_t> inputs;
   NewTableSpan outputs;
-  outputs.level = compaction.level() + 1;
+  // Not always level() + 1: a manual compaction's rewrite in place of the
+  // bottom of its range writes to its own level, which may be the last.
+  outputs.level = compaction.output_level();
   outputs.bytes = static_cast<double>(compaction.TotalInputBytes());
   for (int which = 0; which < 2; ++which) {
     for (const auto& f : compaction.inputs(which)) {
