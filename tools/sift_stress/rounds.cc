@@ -193,11 +193,10 @@ void CrashDuringRecovery(const RunConfig& config, const RoundPlan& plan,
   if (!s.ok()) reporter->Error("simulate crash during recovery", s);
 }
 
-// Plant `defect` in the reopened database before it is checked, to show
-// that the check catches it. Returns false if no key suits it yet.
+// --plant torn_batch: a batch that committed with two keys put at their
+// batch versions; the second goes back one version, as if its part of the
+// batch were lost. Returns false if no batch suits it yet.
 bool PlantTornBatch(DB* db, const ExpectedState& state) {
-  // A batch that committed with two keys put at their batch versions: the
-  // second goes back one version, as if its part of the batch were lost.
   for (const std::vector<BatchWrite>& batch : state.Batches()) {
     std::vector<const BatchWrite*> visible;
     for (const BatchWrite& w : batch) {
@@ -228,6 +227,8 @@ bool PlantTornBatch(DB* db, const ExpectedState& state) {
   return false;
 }
 
+// Plant `defect` in the reopened database before it is checked, to show
+// that the check catches it. Returns false if no key suits it yet.
 bool Plant(const std::string& defect, DB* db, const ExpectedState& state,
            CrashKind kind, Rng* rng) {
   if (defect == "torn_batch") return PlantTornBatch(db, state);
