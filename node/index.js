@@ -52,13 +52,19 @@ const FILTER_KIND = { standard: 1, blocked: 2, 'binary-fuse': 3 }
 const FILTER_ALLOCATION = { uniform: 1, optimal: 2 }
 
 // Open options that map to a numeric sift::Options field, checked here for
-// type (and, for the integer fields, for what their C++ type can hold: an
-// integer from 0 up to 2^53); sift's Open checks ranges and names the field
-// when one is outside.
-const INTEGER_OPTIONS = [
-  'writeBufferSize', 'maxFileSize', 'blockSize', 'blockRestartInterval',
-  'cacheSize', 'maxOpenFiles', 'filterMemoryLimit'
-]
+// type, and an integer field for what its C++ type can hold (a whole number
+// from 0 to the largest given here); sift's Open checks ranges and names
+// the field when one is outside.
+const INT_MAX = 2 ** 31 - 1
+const INTEGER_OPTIONS = {
+  writeBufferSize: Number.MAX_SAFE_INTEGER,
+  maxFileSize: Number.MAX_SAFE_INTEGER,
+  blockSize: Number.MAX_SAFE_INTEGER,
+  blockRestartInterval: INT_MAX,
+  cacheSize: Number.MAX_SAFE_INTEGER,
+  maxOpenFiles: INT_MAX,
+  filterMemoryLimit: Number.MAX_SAFE_INTEGER
+}
 const NUMERIC_OPTIONS = ['filterBitsPerKey', 'rangeFilterBitsPerKey']
 const BOOLEAN_OPTIONS = ['paranoidChecks', 'mmapReads', 'directReads', 'wholeKeyFiltering']
 
@@ -104,11 +110,11 @@ function nativeOpenOptions (options) {
     createIfMissing: options.createIfMissing !== false,
     errorIfExists: options.errorIfExists === true
   }
-  for (const name of INTEGER_OPTIONS) {
+  for (const [name, max] of Object.entries(INTEGER_OPTIONS)) {
     const value = options[name]
     if (value === undefined) continue
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new TypeError(`The '${name}' option must be an integer, 0 or more`)
+    if (!Number.isSafeInteger(value) || value < 0 || value > max) {
+      throw new TypeError(`The '${name}' option must be an integer from 0 to ${max}`)
     }
     out[name] = value
   }

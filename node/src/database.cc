@@ -1,8 +1,10 @@
 #include "database.h"
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,12 +23,22 @@ bool BoolOption(const Napi::Object& options, const char* name, bool fallback) {
 }
 
 // Reads a numeric option into *out when present. The JavaScript side has
-// checked types, and that an integer field's value is an integer its type
-// holds (0 to 2^53); sift's Open checks ranges.
+// checked types, and that an integer field's value is a whole number from 0
+// up; one its field cannot hold becomes the field's largest value (never an
+// out-of-range cast), which sift's Open refuses naming the field, as it
+// checks every range.
 template <typename T>
 void NumberOption(const Napi::Object& options, const char* name, T* out) {
   Napi::Value v = options.Get(name);
-  if (v.IsNumber()) *out = static_cast<T>(v.As<Napi::Number>().DoubleValue());
+  if (!v.IsNumber()) return;
+  const double d = v.As<Napi::Number>().DoubleValue();
+  if constexpr (std::is_integral_v<T>) {
+    if (!(d >= 0) || d >= static_cast<double>(std::numeric_limits<T>::max())) {
+      *out = std::numeric_limits<T>::max();
+      return;
+    }
+  }
+  *out = static_cast<T>(d);
 }
 
 class OpenWorker final : public DbWorker {

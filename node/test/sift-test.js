@@ -103,7 +103,8 @@ test('bad options are refused with the option named', async function (t) {
   // Out of sift's range: sift's own message names the field.
   for (const [options, field] of [[{ writeBufferSize: 10 }, /write_buffer_size/],
     [{ rangeFilterBitsPerKey: 1 }, /range_filter_bits_per_key/],
-    [{ wholeKeyFiltering: false }, /whole_key_filtering/]]) {
+    [{ wholeKeyFiltering: false }, /whole_key_filtering/],
+    [{ maxOpenFiles: 2 ** 31 - 1 }, /max_open_files/]]) {
     const err = await openError(options)
     t.is(err && err.code, 'LEVEL_DATABASE_NOT_OPEN', JSON.stringify(options))
     t.is(err && err.cause.code, 'SIFT_INVALID_ARGUMENT')
@@ -114,7 +115,8 @@ test('bad options are refused with the option named', async function (t) {
     { cacheSize: '8MB' }, { mmapReads: 1 }, { prefixLength: 0 }, { prefixLength: 1.5 },
     { prefixLength: 2, prefixDelimiter: ':' }, { prefixDelimiter: '::' },
     { prefixDelimiter: 58 }, { filterMemoryLimit: -1 }, { wholeKeyFiltering: 'no' },
-    { rangeFilterBitsPerKey: '16' }, { maxOpenFiles: 100.5 }]) {
+    { rangeFilterBitsPerKey: '16' }, { maxOpenFiles: 100.5 }, { maxOpenFiles: 2 ** 40 },
+    { blockRestartInterval: 2 ** 31 }]) {
     const err = await openError(options)
     t.ok(err && err.cause instanceof TypeError,
       `${JSON.stringify(options)}: ${err ? err.cause.message : 'opened'}`)
