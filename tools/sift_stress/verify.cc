@@ -46,13 +46,13 @@ std::optional<std::string> ReadKey(DB* db, const ReadOptions& ro,
   return std::nullopt;
 }
 
-namespace {
-
 std::string Show(const std::optional<std::string>& v) {
   if (!v.has_value()) return "absent";
   return absl::StrCat("\"", v->substr(0, 24), v->size() > 24 ? "..." : "",
                       "\"");
 }
+
+namespace {
 
 // A scan agrees with the point reads `gets` over [lo, hi): each key at
 // most once, in order, with the value Get gave; every present key listed.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,10 @@ class Reporter {
   std::atomic<uint64_t> errors_ = 0;
   std::atomic<bool> failed_ = false;
 };
+
+// A value for a failure report: "absent", or its first bytes (a soak value
+// starts with its key's index and version) in quotes.
+std::string Show(const std::optional<std::string>& v);
 
 // Read one key: nullopt if absent; a non-OK, non-NotFound status goes to
 // the reporter (and gives nullopt).

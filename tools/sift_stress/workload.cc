@@ -423,8 +423,10 @@ class Worker {
           s.ok() ? std::optional<std::string>(v) : std::nullopt;
       if (now != held_.values[i]) {
         if (Crashed()) return false;
-        w_->reporter->Fail(Verdict::kWrong, held_.keys[i], "snapshot reread",
-                           "the value at the snapshot changed");
+        w_->reporter->Fail(
+            Verdict::kWrong, held_.keys[i], "snapshot reread",
+            absl::StrCat("the value at the snapshot changed: first read ",
+                         Show(held_.values[i]), ", now ", Show(now)));
       }
     }
     const bool forward = rng_.OneIn(2);
