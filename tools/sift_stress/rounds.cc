@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -95,6 +97,18 @@ pid_t SpawnChild(const RunConfig& config, uint64_t seed) {
   return pid;
 }
 
+// How a child ended, for a report: an exit status, or the signal (a crash
+// of the engine in the victim shows as SIGSEGV, SIGABRT, ...).
+std::string DescribeExit(int status) {
+  if (WIFEXITED(status))
+    return absl::StrCat("exit status ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return absl::StrCat("killed by signal ", WTERMSIG(status), " (",
+                        ::strsignal(WTERMSIG(status)), ")");
+  }
+  return absl::StrCat("wait status ", status);
+}
+
 // Run the workload in a child and SIGKILL it at the planned moment.
 void RunKill(const RunConfig& config, uint64_t seed, const RoundPlan& plan,
              Reporter* reporter) {
@@ -110,21 +124,19 @@ void RunKill(const RunConfig& config, uint64_t seed, const RoundPlan& plan,
                         std::chrono::milliseconds(plan.crash_after_ms);
   while (std::chrono::steady_clock::now() < deadline) {
     if (::waitpid(pid, &status, WNOHANG) == pid) {
-      reporter->Error("kill round",
-                      absl::InternalError(absl::StrCat(
-                          "the victim exited before the kill, status ",
-                          WIFEXITED(status) ? WEXITSTATUS(status) : -1)));
+      reporter->Error("kill round", absl::InternalError(absl::StrCat(
+                                        "the victim ended before the kill: ",
+                                        DescribeExit(status))));
       return;
     }
     SleepMs(std::min<uint64_t>(5, plan.crash_after_ms));
   }
   ::kill(pid, SIGKILL);
   ::waitpid(pid, &status, 0);
-  if (!WIFSIGNALED(status)) {
-    reporter->Error("kill round",
-                    absl::InternalError(absl::StrCat(
-                        "the victim exited before the kill, status ",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : -1)));
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+    reporter->Error("kill round", absl::InternalError(absl::StrCat(
+                                      "the victim ended before the kill: ",
+                                      DescribeExit(status))));
   }
 }
 
