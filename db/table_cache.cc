@@ -406,7 +406,10 @@ absl::Status TableCache::SetFilterUnits(uint64_t file_number, uint32_t target,
       filter != nullptr) {
     target = std::min(target, filter->num_units());
     const size_t before = table.FilterMemoryUsage();
-    while (filter->resident_units() > target) {
+    // Without an epoch, loads only: the table open now may not be the one
+    // the caller chose for (evicted, then opened again by a read with more
+    // units), and dropped memory needs an epoch to wait in.
+    while (retired != nullptr && filter->resident_units() > target) {
       retired->Retire(table.DropFilterUnit());
     }
     while (s.ok() && filter->resident_units() < target) {

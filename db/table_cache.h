@@ -159,11 +159,13 @@ class TableCache {
 
   // If table file_number is open and has a modular filter, make `target`
   // of its units resident (at most all): units dropped are retired into
-  // *retired (nullable when none are dropped), units loaded are read from the
-  // file and counted in stats->filter_unit_loads (stats nullable), and the
-  // memory accounting follows. A table that is not open is left alone. Errors:
-  // reading or checking a unit (DataLossError naming the file); the units
-  // loaded before it stay. REQUIRES: calls serialized (one owner of residency).
+  // *retired, units loaded are read from the file and counted in
+  // stats->filter_unit_loads (stats nullable), and the memory accounting
+  // follows. With retired == nullptr it only loads: a table holding more
+  // than `target` units keeps them. A table that is not open is left alone.
+  // Errors: reading or checking a unit (DataLossError naming the file); the
+  // units loaded before it stay. REQUIRES: calls serialized (one owner of
+  // residency).
   absl::Status SetFilterUnits(uint64_t file_number, uint32_t target,
                               RetiredMemory* retired, ReadStats* stats);
 

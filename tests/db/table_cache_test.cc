@@ -9,6 +9,8 @@
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "db/memtable.h"
+#include "db/retired_memory.h"
+#include "filter/modular_bloom.h"
 #include "gtest/gtest.h"
 #include "tests/testutil/test_env.h"
 
@@ -193,6 +195,42 @@ TEST_F(TableCacheTest, LastLevelTablesLeavePinsForUpperTables) {
     }
   }
   EXPECT_EQ(stats.table_loads, 8u);
+}
+
+// SetFilterUnits without an epoch only loads. FilterResidency loads after
+// its drops, and between its choice and the load the table may have been
+// evicted and opened again by a read with more units than the choice gave
+// it; dropping those with nowhere to retire them crashed a soak.
+TEST_F(TableCacheTest, SetFilterUnitsWithoutAnEpochOnlyLoads) {
+  options_.filter_memory_limit = 1 << 20;  // tables written in filter units
+  const FileMetaData f = MakeTable(5, 0, 4000);
+  auto cache = NewCache(100);
+  std::string value;
+  ASSERT_TRUE(Get(cache.get(), f, Key(7), &value, nullptr));
+  TableCache::TableRef ref = cache->LookupOpenTable(f.number);
+  ASSERT_TRUE(ref.valid());
+  const ModularBloomReader* filter = ref.table().modular_filter();
+  ASSERT_NE(filter, nullptr);
+  const uint32_t units = filter->num_units();
+  ASSERT_GE(units, 2u);
+  ASSERT_EQ(filter->resident_units(), units);  // no choice yet: all
+  const size_t all = cache->FilterMemoryUsage();
+
+  ASSERT_TRUE(cache->SetFilterUnits(f.number, 1, nullptr, nullptr).ok());
+  EXPECT_EQ(filter->resident_units(), units);
+  EXPECT_EQ(cache->FilterMemoryUsage(), all);
+
+  RetiredMemory retired;
+  ASSERT_TRUE(cache->SetFilterUnits(f.number, 1, &retired, nullptr).ok());
+  EXPECT_EQ(filter->resident_units(), 1u);
+  EXPECT_LT(cache->FilterMemoryUsage(), all);
+
+  ReadStats stats;
+  ASSERT_TRUE(cache->SetFilterUnits(f.number, units, nullptr, &stats).ok());
+  EXPECT_EQ(filter->resident_units(), units);
+  EXPECT_EQ(stats.filter_unit_loads, units - 1);
+  EXPECT_EQ(cache->FilterMemoryUsage(), all);
+  ASSERT_TRUE(Get(cache.get(), f, Key(3999), &value, nullptr));
 }
 
 TEST_F(TableCacheTest, NoFilterNoFilterMemory) {
