@@ -216,9 +216,13 @@ absl::Status ExternalFileIngestion::Commit() {
     meta.global_seqno = sequence;
     edit.AddFile(f.level, meta);
   }
-  // Recorded by the edit (LogAndApply writes the last sequence), so that
-  // after a recovery every later write is numbered above the files.
-  state_.versions->SetLastSequence(sequence);
+  // LogAndApply makes `sequence` the last one only with the version that
+  // holds the files, and the MANIFEST records it, so that after a recovery
+  // every later write is numbered above them. Set earlier, it would let a
+  // snapshot taken while the MANIFEST is written (the mutex is released)
+  // name the files' sequence yet read without them, and see them appear
+  // later.
+  edit.SetLastSequence(sequence);
   s = state_.versions->LogAndApply(&edit, &state_.mutex);
   if (!s.ok()) {
     // The abandoned MANIFEST may hold the edit: keep the files (see the

@@ -216,7 +216,15 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   const uint64_t manifest_number =
       new_manifest ? NewFileNumber() : manifest_file_number_;
   edit->SetNextFile(next_file_number_);
-  edit->SetLastSequence(LastSequence());
+  // An edit that carries a last sequence (an ingestion's) publishes it only
+  // with its version, below: a snapshot taken while the MANIFEST is written
+  // must not name a sequence whose files no read can reach yet.
+  const bool publishes_sequence = edit->last_sequence().has_value();
+  if (publishes_sequence) {
+    assert(*edit->last_sequence() >= LastSequence());
+  } else {
+    edit->SetLastSequence(LastSequence());
+  }
   std::string snapshot;
   if (new_manifest) snapshot = EncodeSnapshot();
   std::string record;
@@ -280,6 +288,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   }
   log_number_ = *edit->log_number();
   AppendVersion(std::move(v));
+  if (publishes_sequence) SetLastSequence(*edit->last_sequence());
   return absl::OkStatus();
 }
 

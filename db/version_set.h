@@ -52,7 +52,11 @@ class VersionSet {
 
   // Apply *edit to the current version, log it to the MANIFEST and install
   // the result as current. Fills in the edit's log number (if unset), next
-  // file number and last sequence from this VersionSet.
+  // file number and last sequence (if unset) from this VersionSet. An edit
+  // that sets its last sequence (REQUIRES: >= LastSequence(), and no write
+  // may advance LastSequence() meanwhile) makes it LastSequence() together
+  // with the new version, under *mu: until then no snapshot or read is
+  // numbered at it.
   // When no MANIFEST is open (after Recover, on a new database, or after a
   // failed write) a new MANIFEST is started with a record of the whole state
   // and CURRENT is pointed at it.
