@@ -351,11 +351,22 @@ void ExpectedState::RecordBatch(const std::vector<BatchWrite>& writes) {
   Store(&r[0], seq);
 }
 
+namespace {
+
+// The oldest batch record the ring may still hold when `last` is the newest:
+// a record older than kBatchCapacity has been overwritten.
+uint64_t FirstHeldBatch(uint64_t last) {
+  return last > ExpectedState::kBatchCapacity
+             ? last - ExpectedState::kBatchCapacity + 1
+             : 1;
+}
+
+}  // namespace
+
 std::vector<std::vector<BatchWrite>> ExpectedState::Batches() const {
   std::vector<std::vector<BatchWrite>> out;
   const uint64_t last = Load(header_word(kBatchWord));
-  const uint64_t first = last > kBatchCapacity ? last - kBatchCapacity + 1 : 1;
-  for (uint64_t seq = first; seq <= last; ++seq) {
+  for (uint64_t seq = FirstHeldBatch(last); seq <= last; ++seq) {
     const uint64_t* r = batch_record(seq);
     if (Load(&r[0]) != seq) continue;  // torn by a kill, or overwritten
     const uint64_t n = std::min<uint64_t>(Load(&r[1]), kMaxBatchKeys);
@@ -373,8 +384,9 @@ std::vector<std::vector<BatchWrite>> ExpectedState::Batches() const {
 
 void ExpectedState::ClearBatches() {
   const uint64_t last = Load(header_word(kBatchWord));
-  const uint64_t first = last > kBatchCapacity ? last - kBatchCapacity + 1 : 1;
-  for (uint64_t seq = first; seq <= last; ++seq) Store(batch_record(seq), 0);
+  for (uint64_t seq = FirstHeldBatch(last); seq <= last; ++seq) {
+    Store(batch_record(seq), 0);
+  }
   Store(header_word(kBatchWord), 0);
 }
 
