@@ -820,9 +820,7 @@ def _size_splits(d, lo, hi, parts):
     prefix, width = lo[:c], 8
     a = int.from_bytes(lo[c:c + width].ljust(width, b"\0"), "big")
     b = int.from_bytes(hi[c:c + width].ljust(width, b"\0"), "big")
-    stop = hi + b"\0"
-    total = d.approximate_size(lo, stop)
-    if total == 0 or b - a < 2:
+    if b - a < 2:
         return []
     low = [a] * (parts - 1)
     high = [b] * (parts - 1)
@@ -830,6 +828,8 @@ def _size_splits(d, lo, hi, parts):
         mids = [(x + y) // 2 for x, y in zip(low, high)]
         now, *sizes = d.approximate_sizes(
             (lo, hi), *[(lo, _key_point(prefix, m, width)) for m in mids])
+        if now == 0:
+            return []  # nothing to share
         for j, (m, s) in enumerate(zip(mids, sizes)):
             if s < now * (j + 1) / parts:
                 low[j] = m

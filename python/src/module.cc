@@ -103,9 +103,9 @@ void SetAllocation(sift::Options* o, const py::object& allocation) {
   }
 }
 
-void RefuseComparator(const py::object& comparator,
-                      const py::object& comparator_name) {
-  if (!comparator.is_none() || !comparator_name.is_none()) {
+// plyvel's `comparator` and `comparator_name`: accepted only as None.
+void RefuseComparator(sift::Options*, const py::object& value, const char*) {
+  if (!value.is_none()) {
     throw py::value_error(
         "custom comparators are not supported: sift orders keys bytewise");
   }
@@ -301,16 +301,8 @@ constexpr Keyword kKeywords[] = {
        SetFilter(o, v, py::none());
      },
      false},
-    {"comparator",
-     [](sift::Options*, const py::object& v, const char*) {
-       RefuseComparator(v, py::none());
-     },
-     false},
-    {"comparator_name",
-     [](sift::Options*, const py::object& v, const char*) {
-       RefuseComparator(py::none(), v);
-     },
-     false},
+    {"comparator", &RefuseComparator, false},
+    {"comparator_name", &RefuseComparator, false},
     {"filter_kind",
      [](sift::Options* o, const py::object& v, const char*) {
        SetFilter(o, py::none(), v);
