@@ -104,7 +104,7 @@ PyObject* DBGet(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
     std::string value;
     absl::Status s;
     {
-      ReleaseGil release;
+      ReleaseGil release(ReleaseGil::kPointRead);
       s = h.db()->Get(options, key.view(), &value);
     }
     if (absl::IsNotFound(s)) {

@@ -4,6 +4,8 @@
 #include <thread>
 #include <utility>
 
+#include "gil_state.h"
+
 namespace sift_python {
 namespace {
 
@@ -31,7 +33,25 @@ void WaitUntil(F&& done) {
   }
 }
 
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 }  // namespace
+
+void ReleaseGil::PollWhileGilHeld(std::chrono::microseconds limit) {
+  if (SiftPythonGilLocked() != 1) return;  // free, or the state is unknown
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  // The clock is read every 64 polls; a poll is one load and a pause.
+  for (unsigned polls = 1; SiftPythonGilLocked() == 1; ++polls) {
+    CpuRelax();
+    if (polls % 64 == 0 && std::chrono::steady_clock::now() >= deadline) {
+      return;
+    }
+  }
+}
 
 void RegisterExceptions(py::module_& m) {
   g_error = NewException(m, "Error", PyExc_Exception,

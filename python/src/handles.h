@@ -14,6 +14,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,15 +35,40 @@ namespace sift_python {
 namespace py = pybind11;
 
 // Releases the GIL for its lifetime (a lighter py::gil_scoped_release).
+//
+// kPointRead is for engine calls of about a microsecond (Get, MultiGet of a
+// few keys): on the way back, while another thread holds the GIL, the thread
+// polls the GIL for up to kPointReadSpin before it blocks in
+// PyEval_RestoreThread. Threads that alternate short engine calls with a few
+// hundred nanoseconds of Python then hand the GIL over without sleeping on
+// its condition variable: a sleeping waiter is woken by a futex call and
+// then waits to be scheduled, which on a virtual machine takes longer than
+// the Get it waited for, and meanwhile the releasing thread takes the GIL
+// back, so a second reading thread added almost nothing (doc/python.md,
+// "Threads"). A holder busy for longer (Python work between reads) costs a
+// waiter at most kPointReadSpin of polling before it blocks as usual. Needs
+// the GIL's state (gil_state.h); where the interpreter does not give it,
+// kPointRead is kBlock.
 class ReleaseGil {
  public:
-  ReleaseGil() : state_(PyEval_SaveThread()) {}
-  ~ReleaseGil() { PyEval_RestoreThread(state_); }
+  enum Wait { kBlock, kPointRead };
+  static constexpr std::chrono::microseconds kPointReadSpin{20};
+
+  explicit ReleaseGil(Wait wait = kBlock)
+      : state_(PyEval_SaveThread()), wait_(wait) {}
+  ~ReleaseGil() {
+    if (wait_ == kPointRead) PollWhileGilHeld(kPointReadSpin);
+    PyEval_RestoreThread(state_);
+  }
   ReleaseGil(const ReleaseGil&) = delete;
   ReleaseGil& operator=(const ReleaseGil&) = delete;
 
  private:
+  // Returns once no thread holds the GIL, or after `limit`.
+  static void PollWhileGilHeld(std::chrono::microseconds limit);
+
   PyThreadState* state_;
+  Wait wait_;
 };
 
 // Raises the Python exception for a non-OK status: sift.CorruptionError for

@@ -127,7 +127,7 @@ py::object Get(DBHandle& db, const sift::ReadOptions& options,
   std::string value;
   absl::Status s;
   {
-    py::gil_scoped_release release;
+    ReleaseGil release(ReleaseGil::kPointRead);
     s = db.db()->Get(options, key, &value);
   }
   if (absl::IsNotFound(s)) return default_value;
@@ -154,7 +154,7 @@ py::list MultiGet(DBHandle& db, const sift::ReadOptions& options,
   std::vector<std::string> values;
   std::vector<absl::Status> statuses;
   {
-    py::gil_scoped_release release;
+    ReleaseGil release(ReleaseGil::kPointRead);
     statuses = db.db()->MultiGet(options, views, &values);
   }
   py::list out(views.size());
@@ -375,7 +375,7 @@ void DefineDB(py::module_& m) {
             std::string value;
             absl::Status s;
             {
-              py::gil_scoped_release release;
+              ReleaseGil release(ReleaseGil::kPointRead);
               s = self.db()->Get(sift::ReadOptions(), k.view(), &value);
             }
             if (absl::IsNotFound(s)) return false;

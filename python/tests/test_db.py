@@ -550,6 +550,52 @@ def test_threads_read_and_write(db):
     assert db.get(b"w02999") == b"x"
 
 
+def test_point_reads_from_threads_beside_a_thread_busy_in_python(db):
+    """Gets, multi_gets, `in` and snapshot gets from four threads, while a
+    fifth runs pure Python (holding the GIL for whole switch intervals, so
+    the readers' wait for the GIL outlasts its polling and blocks): every
+    answer right, every thread done."""
+    fill(db, 2000)
+    snap = db.snapshot()
+    db.put(b"k00000", b"changed")
+    errors, done = [], threading.Event()
+
+    def reader(seed):
+        try:
+            for i in range(2000):
+                n = (i * 7 + seed) % 2000
+                k = b"k%05d" % n
+                want = b"changed" if n == 0 else b"v" + k
+                assert db.get(k) == want
+                assert (k in db) and (b"x" + k not in db)
+                assert snap.get(k) == b"v" + k
+                if i % 50 == 0:
+                    assert db.multi_get([k, b"absent"]) == [want, None]
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    def busy():
+        x = 0
+        while not done.is_set():
+            for i in range(10000):
+                x += i
+        return x
+
+    spinner = threading.Thread(target=busy)
+    spinner.start()
+    threads = [threading.Thread(target=reader, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 60
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    done.set()
+    spinner.join(10)
+    snap.close()
+    assert not any(t.is_alive() for t in threads), "a reader never finished"
+    assert not errors, errors
+
+
 def test_close_while_other_threads_work(db_path):
     """Closing a DB that other threads are reading, iterating and writing
     makes their next call raise RuntimeError; nothing crashes."""
