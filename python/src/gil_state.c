@@ -6,9 +6,9 @@
  * the internal headers, answer -1 (unknown), and ReleaseGil then takes the
  * GIL back the ordinary way. */
 #define Py_BUILD_CORE 1
-#include <Python.h>
-
 #include "gil_state.h"
+
+#include <Python.h>
 
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && \
     __has_include(<internal/pycore_runtime.h>)

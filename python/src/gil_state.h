@@ -14,4 +14,4 @@ int SiftPythonGilLocked(void);
 }
 #endif
 
-#endif  /* SIFT_PYTHON_SRC_GIL_STATE_H_ */
+#endif /* SIFT_PYTHON_SRC_GIL_STATE_H_ */
