@@ -45,7 +45,7 @@ namespace py = pybind11;
 // then waits to be scheduled, which on a virtual machine takes longer than
 // the Get it waited for, and meanwhile the releasing thread takes the GIL
 // back, so a second reading thread added almost nothing (doc/python.md,
-// "Threads"). A holder busy for longer (Python work between reads) costs a
+// "The GIL"). A holder busy for longer (Python work between reads) costs a
 // waiter at most kPointReadSpin of polling before it blocks as usual. Needs
 // the GIL's state (gil_state.h); where the interpreter does not give it,
 // kPointRead is kBlock.
