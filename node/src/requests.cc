@@ -1,6 +1,7 @@
 #include "requests.h"
 
 #include <chrono>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -259,10 +260,7 @@ std::vector<std::unique_ptr<Request>> RequestQueue::TakeOrWait() {
   waiting_ = true;
   cv_.wait_until(lock, start + kWait, [this] { return !pending_.empty(); });
   waiting_ = false;
-  std::vector<std::unique_ptr<Request>> taken;
-  taken.swap(pending_);
-  queued_.store(0, std::memory_order_release);
-  return taken;
+  return TakeLocked();
 }
 
 std::unique_ptr<Request> RequestQueue::NewRequest(Napi::Env env,
@@ -281,6 +279,7 @@ Napi::Promise RequestQueue::Add(Database* database,
   bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    pending_keys_ += Keys(*request);
     pending_.push_back(std::move(request));
     queued_.store(pending_.size(), std::memory_order_release);
     wake = waiting_;
@@ -294,13 +293,15 @@ void RequestQueue::MaybeStart(Database* database) {
   if (running_ >= max_running_ || database->sift_db() == nullptr) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    // A second trip while one runs only for a long queue: a few requests
+    // A second trip while one runs only for much queued work: a few keys
     // wait better for the running trip to take them all at once (two trips
-    // for four reads cost more than one), while many are worth serving on
-    // two threads (reads from disk overlap their I/O).
-    constexpr size_t kParallelQueue = 16;
-    if (pending_.empty() ||
-        (running_ > 0 && pending_.size() < kParallelQueue)) {
+    // for four gets cost more than one), while many are worth serving on
+    // two threads (reads from disk overlap their I/O, and a getMany's keys
+    // are a trip's worth of work each). Counted in keys, not requests: with
+    // four getMany of 32 in flight, counting requests kept them all on one
+    // thread.
+    constexpr size_t kParallelKeys = 16;
+    if (pending_.empty() || (running_ > 0 && pending_keys_ < kParallelKeys)) {
       return;
     }
   }
@@ -312,11 +313,32 @@ void RequestQueue::MaybeStart(Database* database) {
   }
 }
 
+size_t RequestQueue::Keys(const Request& r) {
+  return r.key_ends.empty() ? 1 : r.key_ends.size();
+}
+
 std::vector<std::unique_ptr<Request>> RequestQueue::Take() {
-  std::vector<std::unique_ptr<Request>> taken;
   std::lock_guard<std::mutex> lock(mu_);
-  taken.swap(pending_);
-  queued_.store(0, std::memory_order_release);
+  return TakeLocked();
+}
+
+std::vector<std::unique_ptr<Request>> RequestQueue::TakeLocked() {
+  constexpr size_t kTripKeys = 32;
+  std::vector<std::unique_ptr<Request>> taken;
+  if (writes_ || pending_keys_ <= kTripKeys) {
+    taken.swap(pending_);
+    pending_keys_ = 0;
+  } else {
+    size_t n = 0;
+    size_t keys = 0;
+    while (n < pending_.size() && keys < kTripKeys)
+      keys += Keys(*pending_[n++]);
+    taken.assign(std::make_move_iterator(pending_.begin()),
+                 std::make_move_iterator(pending_.begin() + n));
+    pending_.erase(pending_.begin(), pending_.begin() + n);
+    pending_keys_ -= keys;
+  }
+  queued_.store(pending_.size(), std::memory_order_release);
   return taken;
 }
 

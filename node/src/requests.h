@@ -88,8 +88,15 @@ class RequestQueue {
   friend class DrainWorker;
   friend class StreamWorker;
 
+  // The keys a request reads (a getMany's each; a get or a write is one).
+  static size_t Keys(const Request& r);
   void MaybeStart(Database* database);
   std::vector<std::unique_ptr<Request>> Take();
+  // Take with mu_ held: writes all at once (one WriteBatch per trip); reads
+  // from the front, kTripKeys keys' worth (at least one request), so that
+  // with a few large reads queued (getMany) a second trip finds work while
+  // the first serves its share.
+  std::vector<std::unique_ptr<Request>> TakeLocked();
   // On the pool: Take, waiting a little for requests when none are queued;
   // empty if none came.
   std::vector<std::unique_ptr<Request>> TakeOrWait();
@@ -105,6 +112,7 @@ class RequestQueue {
   int running_ = 0;
   std::mutex mu_;
   std::vector<std::unique_ptr<Request>> pending_;  // guarded by mu_
+  size_t pending_keys_ = 0;  // Keys() of pending_, summed; guarded by mu_
   std::condition_variable cv_;
   bool waiting_ = false;  // a trip waits on cv_; guarded by mu_
   // pending_.size(), readable without mu_ (a spinning trip polls it).
