@@ -1,5 +1,7 @@
 // Point reads and writes go through two queues of requests, each drained on
-// the thread pool by a few workers that take every request queued so far.
+// the thread pool by a few workers: a write trip takes every request queued
+// so far, a read trip about 32 keys' worth at a time (so that a second read
+// trip, started when 16 or more keys wait, shares large reads with it).
 // A request costs one trip to the pool only when none is running; requests
 // made while one runs share the next trip. Many reads (or writes) in flight
 // thus cost a fraction of a trip each, where one worker per request would
