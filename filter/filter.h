@@ -22,6 +22,13 @@ namespace sift {
 // The hash seed written into filters by the builders below, unless given.
 inline constexpr uint64_t kDefaultFilterSeed = 0x736966742d626c6dULL;
 
+// XORed into a filter's seed for a key's second hash (AddKeySecondHash,
+// FilterKeyHash's `seed_tweak`): the same key under a hash independent of its
+// first. A table stores a prefix under both when its prefixes are few beside
+// its keys, and a prefix query then asks both (doc/filters.md, "Prefix
+// filters").
+inline constexpr uint64_t kSecondHashTweak = 0x9e3779b97f4a7c15ULL;
+
 // Facts about a filter, from its serialized header (what kvtool reports).
 struct FilterInfo {
   uint8_t kind = 0;         // on-disk layout tag (see doc/filter_format.md)
@@ -82,6 +89,11 @@ class FilterBuilder {
   // would set the same bits anyway, so at worst NumKeys is one lower.)
   // kBinaryFuse also removes repeats that are not adjacent, at Finish.
   virtual void AddKey(std::string_view key) = 0;
+  // Add `key` under its second hash, Hash64(key, seed ^ kSecondHashTweak):
+  // an entry of its own, independent of AddKey(key)'s, which a query reaches
+  // through FilterKeyHash(key, kSecondHashTweak). Counted in NumKeys like any
+  // other entry (a repeat of the entry just added is counted once).
+  virtual void AddKeySecondHash(std::string_view key) = 0;
   // Distinct keys added so far.
   virtual uint64_t NumKeys() const = 0;
   // Serialize the filter over every key added and reset the builder. With
@@ -98,14 +110,17 @@ class FilterBuilder {
 // table.
 //
 // Holds a view of the key: it lives for one lookup, inside the call that
-// owns the key. Not thread-safe (it caches).
+// owns the key. Not thread-safe (it caches). With `seed_tweak` =
+// kSecondHashTweak it is the key's second hash (FilterBuilder::
+// AddKeySecondHash), so every reader's query asks for that entry instead.
 class FilterKeyHash {
  public:
-  explicit FilterKeyHash(std::string_view key) : key_(key) {}
+  explicit FilterKeyHash(std::string_view key, uint64_t seed_tweak = 0)
+      : key_(key), tweak_(seed_tweak) {}
 
   uint64_t ForSeed(uint64_t seed) {
     if (!valid_ || seed != seed_) {
-      hash_ = Hash64(key_, seed);
+      hash_ = Hash64(key_, seed ^ tweak_);
       seed_ = seed;
       valid_ = true;
     }
@@ -114,6 +129,7 @@ class FilterKeyHash {
 
  private:
   std::string_view key_;
+  uint64_t tweak_;
   uint64_t seed_ = 0;
   uint64_t hash_ = 0;
   bool valid_ = false;

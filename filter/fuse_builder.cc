@@ -368,8 +368,11 @@ class FuseFilterBuilder final : public FilterBuilder {
     assert(arity_ != 0);
   }
 
-  void AddKey(std::string_view key) override {
-    const uint64_t h = Hash64(key, seed_);
+  void AddKey(std::string_view key) override { AddHash(Hash64(key, seed_)); }
+  void AddKeySecondHash(std::string_view key) override {
+    AddHash(Hash64(key, seed_ ^ kSecondHashTweak));
+  }
+  void AddHash(uint64_t h) {
     if (!hashes_.empty() && hashes_.back() == h) return;
     hashes_.Add(h);
   }

@@ -148,8 +148,11 @@ class ModularBloomBuilder final : public FilterBuilder {
         num_units_(FilterUnitsFor(bits_per_key_)),
         seed_(seed) {}
 
-  void AddKey(std::string_view key) override {
-    const uint64_t h = Hash64(key, seed_);
+  void AddKey(std::string_view key) override { AddHash(Hash64(key, seed_)); }
+  void AddKeySecondHash(std::string_view key) override {
+    AddHash(Hash64(key, seed_ ^ kSecondHashTweak));
+  }
+  void AddHash(uint64_t h) {
     if (!hashes_.empty() && hashes_.back() == h) return;
     hashes_.push_back(h);
   }

@@ -602,7 +602,14 @@ bool Table::RangeMayMatch(std::optional<std::string_view> lower,
 
 bool Table::PrefixMayMatch(std::string_view prefix, ReadStats* stats) const {
   if (prefix_filter_ == nullptr) return true;
-  const bool may_match = prefix_filter_->KeyMayMatch(prefix);
+  // A table that stored its prefixes under both hashes is asked both
+  // (TableProperties::prefix_filter_hashes).
+  FilterKeyHash first(prefix);
+  bool may_match = prefix_filter_->MayMatch(&first);
+  if (may_match && rep_->properties.prefix_filter_hashes == 2) {
+    FilterKeyHash second(prefix, kSecondHashTweak);
+    may_match = prefix_filter_->MayMatch(&second);
+  }
   if (stats != nullptr) {
     ++stats->prefix_filter_probes;
     if (!may_match) ++stats->prefix_filter_negatives;

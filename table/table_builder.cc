@@ -69,7 +69,43 @@ struct TableBuilder::Rep {
       return;
     }
     filter->AddKey(prefix);
+    if (!collect_prefixes) return;
+    prefix_bytes.append(prefix);
+    prefix_ends.push_back(prefix_bytes.size());
+    // Prefixes about as many as keys will not qualify at Finish; stop
+    // keeping them once that is clear rather than hold a second copy of
+    // the table's keys.
+    if (prefix_ends.size() >= kPrefixesBeforeGivingUp &&
+        prefix_ends.size() * kEntriesPerPrefixToGiveUp > filter->NumKeys()) {
+      collect_prefixes = false;
+      prefix_bytes = std::string();
+      prefix_ends = std::vector<size_t>();
+    }
   }
+
+  // At Finish: a filter whose distinct prefixes are at most 1 in
+  // kEntriesPerSecondHash of its entries also stores each under its second
+  // hash, and a prefix query asks both (doc/filters.md, "Prefix filters").
+  // The filter is sized by its entries, so this costs at most 1/16 more
+  // filter memory and leaves a whole key's false-positive rate as it was,
+  // while a prefix's falls to about its square.
+  void AddPrefixSecondHashes() {
+    if (!collect_prefixes || prefix_ends.empty() ||
+        prefix_ends.size() * kEntriesPerSecondHash > filter->NumKeys()) {
+      return;
+    }
+    size_t begin = 0;
+    for (const size_t end : prefix_ends) {
+      filter->AddKeySecondHash(
+          std::string_view(prefix_bytes).substr(begin, end - begin));
+      begin = end;
+    }
+    properties.prefix_filter_hashes = 2;
+  }
+
+  static constexpr uint64_t kEntriesPerSecondHash = 16;
+  static constexpr uint64_t kEntriesPerPrefixToGiveUp = 8;
+  static constexpr size_t kPrefixesBeforeGivingUp = 1024;
 
   // Store `raw` (Snappy-compressed if `compression` asks and it pays) with
   // its trailer; *handle gets its place, *stored_as (nullable) how it is
@@ -132,6 +168,13 @@ struct TableBuilder::Rep {
   std::string range_key_bytes;
   std::vector<size_t> range_key_ends;
   size_t range_key_longest = 0;
+
+  // The distinct prefixes added to the filter, in order, for
+  // AddPrefixSecondHashes: their bytes back to back and where each ends.
+  // collect_prefixes turns false when they cannot qualify.
+  bool collect_prefixes = true;
+  std::string prefix_bytes;
+  std::vector<size_t> prefix_ends;
 
   CompressionGate compression_gate;  // data blocks only
   std::string compressed;            // scratch for Snappy output
@@ -207,6 +250,7 @@ absl::Status TableBuilder::Finish() {
   if (r->filter != nullptr) {
     r->properties.filter_kind = static_cast<uint8_t>(r->options.filter_kind);
     r->properties.filter_bits_per_key = r->options.filter_bits_per_key;
+    r->AddPrefixSecondHashes();
     const std::string serialized = r->filter->Finish();
     auto reader = FilterReader::Parse(serialized);
     if (!reader.ok()) {

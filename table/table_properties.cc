@@ -30,6 +30,7 @@ void TableProperties::EncodeTo(std::string* dst) const {
   PutFixed64(dst, std::bit_cast<uint64_t>(range_filter_bits_per_key));
   PutVarint64(dst, range_filter_bytes);
   PutVarint32(dst, range_filter_key_bytes);
+  PutVarint32(dst, prefix_filter_hashes);
 }
 
 absl::Status TableProperties::DecodeFrom(std::string_view input) {
@@ -90,6 +91,13 @@ absl::Status TableProperties::DecodeFrom(std::string_view input) {
     if (!std::isfinite(p.range_filter_bits_per_key) ||
         p.range_filter_bits_per_key < 0) {
       return bad("bad range filter bits per key");
+    }
+  }
+  if (version >= 4) {
+    if (!GetVarint32(&input, &p.prefix_filter_hashes)) return bad("truncated");
+    if (p.prefix_filter_hashes != 1 &&
+        (p.prefix_filter_hashes != 2 || p.prefix_extractor_name.empty())) {
+      return bad("bad prefix filter hash count");
     }
   }
   if (!input.empty()) return bad("trailing bytes");

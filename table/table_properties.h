@@ -16,9 +16,10 @@ struct TableProperties {
   // Encoding version of the properties block itself.
   // Version 2 appended prefix_extractor_name and whole_key_filtering,
   // version 3 range_filter_bits_per_key, range_filter_bytes and
-  // range_filter_key_bytes; older
-  // blocks still decode (no extractor, whole keys, no range filter).
-  static constexpr uint32_t kEncodingVersion = 3;
+  // range_filter_key_bytes, version 4 prefix_filter_hashes; older blocks
+  // still decode (no extractor, whole keys, no range filter, one hash per
+  // prefix).
+  static constexpr uint32_t kEncodingVersion = 4;
 
   uint64_t num_entries = 0;
   uint64_t raw_key_bytes = 0;    // sum of key sizes as added
@@ -42,6 +43,10 @@ struct TableProperties {
   std::string prefix_extractor_name;
   // The filter holds every whole filter key (false: only prefixes).
   bool whole_key_filtering = true;
+  // Entries each distinct prefix has in the filter: 1, or 2 (its first and
+  // second hash, FilterBuilder::AddKeySecondHash), in which case a prefix
+  // query asks both. 1 when there is no extractor.
+  uint32_t prefix_filter_hashes = 1;
   // The range filter (filter/range_filter.h), stored in the filter block
   // after the filter_bytes of the point filter; 0 bytes: none.
   double range_filter_bits_per_key = 0.0;  // as configured

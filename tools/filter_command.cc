@@ -204,6 +204,7 @@ void PrintJsonReport(const FilterArgs& args, const TableReport& report,
     j["configured_bits_per_key"] = report.properties.filter_bits_per_key;
     j["prefix_extractor"] = Escape(report.properties.prefix_extractor_name);
     j["whole_key_filtering"] = report.properties.whole_key_filtering;
+    j["prefix_filter_hashes"] = report.properties.prefix_filter_hashes;
   }
   if (!args.probes.empty()) {
     j["probes"] = probes.json;
@@ -236,7 +237,10 @@ void PrintTextReport(const FilterArgs& args, const TableReport& report,
       std::cout << "\n  holds:            "
                 << (p.whole_key_filtering ? "keys and prefixes of "
                                           : "only prefixes of ")
-                << Escape(p.prefix_extractor_name);
+                << Escape(p.prefix_extractor_name)
+                << (p.prefix_filter_hashes == 2
+                        ? " (each prefix under two hashes)"
+                        : "");
     }
   }
   std::cout << absl::StrFormat(

@@ -65,6 +65,7 @@ Json PropertiesJson(const TableReport& r, const OutputOptions& out) {
               {"filter_bytes", p.filter_bytes},
               {"prefix_extractor", Escape(p.prefix_extractor_name)},
               {"whole_key_filtering", p.whole_key_filtering},
+              {"prefix_filter_hashes", p.prefix_filter_hashes},
               {"range_filter_bits_per_key", p.range_filter_bits_per_key},
               {"range_filter_bytes", p.range_filter_bytes},
               {"range_filter_key_bytes", p.range_filter_key_bytes},
@@ -118,7 +119,10 @@ void PrintText(const TableReport& r, const SstArgs& args,
       if (!p.prefix_extractor_name.empty()) {
         std::cout << (p.whole_key_filtering ? "; keys and prefixes of "
                                             : "; only prefixes of ")
-                  << Escape(p.prefix_extractor_name);
+                  << Escape(p.prefix_extractor_name)
+                  << (p.prefix_filter_hashes == 2
+                          ? " (each prefix under two hashes)"
+                          : "");
       }
     }
     if (p.range_filter_bytes > 0) {
