@@ -17,6 +17,34 @@
 #include "table/table_properties.h"
 
 namespace sift {
+namespace {
+
+// Byte strings kept back to back, for the filters built at Finish from the
+// table's keys or prefixes: one allocation for the bytes, one for the ends.
+class PackedStrings {
+ public:
+  void Add(std::string_view s) {
+    bytes_.append(s);
+    ends_.push_back(bytes_.size());
+  }
+  size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  std::string_view operator[](size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+  // Empties and frees the memory.
+  void Release() {
+    bytes_ = std::string();
+    ends_ = std::vector<size_t>();
+  }
+
+ private:
+  std::string bytes_;
+  std::vector<size_t> ends_;
+};
+
+}  // namespace
 
 struct TableBuilder::Rep {
   Rep(const TableOptions& opt, WritableFile* f)
@@ -70,16 +98,14 @@ struct TableBuilder::Rep {
     }
     filter->AddKey(prefix);
     if (!collect_prefixes) return;
-    prefix_bytes.append(prefix);
-    prefix_ends.push_back(prefix_bytes.size());
+    prefixes.Add(prefix);
     // Prefixes about as many as keys will not qualify at Finish; stop
     // keeping them once that is clear rather than hold a second copy of
     // the table's keys.
-    if (prefix_ends.size() >= kPrefixesBeforeGivingUp &&
-        prefix_ends.size() * kEntriesPerPrefixToGiveUp > filter->NumKeys()) {
+    if (prefixes.size() >= kPrefixesBeforeGivingUp &&
+        prefixes.size() * kEntriesPerPrefixToGiveUp > filter->NumKeys()) {
       collect_prefixes = false;
-      prefix_bytes = std::string();
-      prefix_ends = std::vector<size_t>();
+      prefixes.Release();
     }
   }
 
@@ -90,15 +116,12 @@ struct TableBuilder::Rep {
   // filter memory and leaves a whole key's false-positive rate as it was,
   // while a prefix's falls to about its square.
   void AddPrefixSecondHashes() {
-    if (!collect_prefixes || prefix_ends.empty() ||
-        prefix_ends.size() * kEntriesPerSecondHash > filter->NumKeys()) {
+    if (!collect_prefixes || prefixes.empty() ||
+        prefixes.size() * kEntriesPerSecondHash > filter->NumKeys()) {
       return;
     }
-    size_t begin = 0;
-    for (const size_t end : prefix_ends) {
-      filter->AddKeySecondHash(
-          std::string_view(prefix_bytes).substr(begin, end - begin));
-      begin = end;
+    for (size_t i = 0; i < prefixes.size(); ++i) {
+      filter->AddKeySecondHash(prefixes[i]);
     }
     properties.prefix_filter_hashes = 2;
   }
@@ -163,18 +186,15 @@ struct TableBuilder::Rep {
   BlockHandle pending_handle;
 
   // The distinct filter keys, in order, for the range filter (which needs
-  // the table's common prefix, known at Finish): their bytes back to back
-  // and where each ends.
-  std::string range_key_bytes;
-  std::vector<size_t> range_key_ends;
+  // the table's common prefix, known at Finish).
+  PackedStrings range_keys;
   size_t range_key_longest = 0;
 
   // The distinct prefixes added to the filter, in order, for
-  // AddPrefixSecondHashes: their bytes back to back and where each ends.
-  // collect_prefixes turns false when they cannot qualify.
+  // AddPrefixSecondHashes; collect_prefixes turns false when they cannot
+  // qualify.
   bool collect_prefixes = true;
-  std::string prefix_bytes;
-  std::vector<size_t> prefix_ends;
+  PackedStrings prefixes;
 
   CompressionGate compression_gate;  // data blocks only
   std::string compressed;            // scratch for Snappy output
@@ -218,9 +238,8 @@ void TableBuilder::Add(std::string_view key, std::string_view value) {
   if (r->options.range_filter_bits_per_key > 0) {
     const std::string_view fkey = r->FilterKey(key);
     if (r->properties.num_entries == 0 || fkey != r->FilterKey(r->last_key)) {
-      r->range_key_bytes.append(fkey);
+      r->range_keys.Add(fkey);
       r->range_key_longest = std::max(r->range_key_longest, fkey.size());
-      r->range_key_ends.push_back(r->range_key_bytes.size());
     }
   }
 
@@ -264,14 +283,10 @@ absl::Status TableBuilder::Finish() {
     r->properties.filter_bytes = serialized.size();
     filter_block = serialized;
   }
-  if (!r->range_key_ends.empty()) {
-    const std::string_view all = r->range_key_bytes;
-    auto key_at = [&](size_t i) {
-      const size_t begin = i == 0 ? 0 : r->range_key_ends[i - 1];
-      return all.substr(begin, r->range_key_ends[i] - begin);
-    };
-    const std::string_view smallest = key_at(0);
-    const std::string_view largest = key_at(r->range_key_ends.size() - 1);
+  if (!r->range_keys.empty()) {
+    const PackedStrings& keys = r->range_keys;
+    const std::string_view smallest = keys[0];
+    const std::string_view largest = keys[keys.size() - 1];
     const uint32_t key_bytes = RangeFilterKeyMap::KeyBytesFor(
         RangeFilterKeyMap::CommonPrefixLength(smallest, largest),
         r->range_key_longest);
@@ -279,8 +294,8 @@ absl::Status TableBuilder::Finish() {
     RangeFilterBuilder range(
         std::max(r->options.range_filter_bits_per_key, 2.0),
         std::max<uint64_t>(r->options.range_filter_block_length, 1));
-    for (size_t i = 0; i < r->range_key_ends.size(); ++i) {
-      range.AddKey(map.Map(key_at(i)));
+    for (size_t i = 0; i < keys.size(); ++i) {
+      range.AddKey(map.Map(keys[i]));
     }
     const std::string serialized = range.Finish();
     r->properties.range_filter_bits_per_key =
