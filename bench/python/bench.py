@@ -12,10 +12,15 @@ scattered order) with 100-byte values, and the same workloads:
   get 1 thr     the reads of "get present" again, warm
   get 2 thr     two threads reading the keys, half each, warm
 
-"get 1 thr" and "get 2 thr" take turns three times after "get present" (so
-both read a warm tree: the first pass also pays for first touches of table
-pages), and each reports the median of its three; the thread scaling is
-"get 2 thr" over "get 1 thr".
+The engines take turns at every workload, so that a slow or fast spell of
+the machine falls on all of them alike: the loads write their keys in three
+slices (each engine writes a slice, then the next engine; the rate is over
+all three), and each read workload runs three times per engine in turns, of
+which the median is reported. The engine that goes first changes every turn.
+"get 1 thr" repeats "get present" on a tree the earlier reads warmed, and
+"get 2 thr" follows it in the same turn; the thread scaling is "get 2 thr"
+over "get 1 thr". --turns sets the number of turns; --show_turns prints
+every turn's rate of the read workloads.
 
 sift and plyvel use their defaults with 10 bloom bits per key (plyvel's
 default has no filter) and are compacted after loading (compact_range()),
@@ -159,47 +164,81 @@ def read_all(adapter, keys, expect_found):
         raise SystemExit(f"wrong read result: found {found} of {len(keys)}")
 
 
-def run_engine(name, adapter, args, values):
+def in_turn(names, turn):
+    """The engines in this turn's order: rotated every turn, so that none is
+    always first (or always right after another one's writes)."""
+    k = turn % len(names)
+    return names[k:] + names[:k]
+
+
+def run_all(adapters, args, values):
+    """Every workload, the engines taking turns (see the module comment)."""
+    names = list(adapters)
+    turns = args.turns
     n = args.num
     half = n // 2
     rng = random.Random(1)
     present = [make_key(i) for i in range(n)]
     rng.shuffle(present)
     absent = [make_key(n + i) for i in range(n)]
-    results = {}
+    results = {e: {} for e in names}
 
-    def load_puts():
-        for i in range(half):
+    def load_puts(adapter, lo, hi):
+        for i in range(lo, hi):
             adapter.put(make_key(i), values(i))
 
-    def load_batches():
-        for lo in range(half, n, 1000):
-            adapter.batch((make_key(i), values(i)) for i in range(lo, min(lo + 1000, n)))
+    def load_batches(adapter, lo, hi):
+        for b in range(lo, hi, 1000):
+            adapter.batch((make_key(i), values(i)) for i in range(b, min(b + 1000, hi)))
 
-    results["put"] = half / timed(load_puts)
-    results["batch 1000"] = (n - half) / timed(load_batches)
-    adapter.settle()
-    results["get present"] = n / timed(lambda: read_all(adapter, present, True))
-    results["get absent"] = n / timed(lambda: read_all(adapter, absent, False))
-    count = [0]
-    results["iterate"] = n / timed(lambda: count.__setitem__(0, adapter.iterate()))
-    if count[0] != n:
-        raise SystemExit(f"{name}: iteration saw {count[0]} of {n} keys")
-    parts = [present[: n // 2], present[n // 2:]]
+    # The loads: each turn writes the next slice of keys into every engine.
+    for workload, load, first, last, step in (("put", load_puts, 0, half, 1),
+                                              ("batch 1000", load_batches, half, n, 1000)):
+        cuts = [first + (last - first) * t // turns // step * step for t in range(turns)]
+        cuts.append(last)
+        spent = dict.fromkeys(names, 0.0)
+        for t in range(turns):
+            for e in in_turn(names, t):
+                spent[e] += timed(lambda: load(adapters[e], cuts[t], cuts[t + 1]))
+        for e in names:
+            results[e][workload] = (last - first) / spent[e]
+    for e in names:
+        adapters[e].settle()
 
-    def two_threads():
+    def iterate(adapter):
+        count = adapter.iterate()
+        if count != n:
+            raise SystemExit(f"iteration saw {count} of {n} keys")
+
+    def two_threads(adapter):
+        parts = [present[: n // 2], present[n // 2:]]
         threads = [threading.Thread(target=read_all, args=(adapter, p, True)) for p in parts]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
 
-    one, two = [], []
-    for _ in range(3):
-        one.append(n / timed(lambda: read_all(adapter, present, True)))
-        two.append(n / timed(two_threads))
-    results["get 1 thr"] = statistics.median(one)
-    results["get 2 thr"] = statistics.median(two)
+    # The reads: `turns` turns of every group of workloads, each engine's
+    # median kept. "get 1 thr" repeats "get present" on a tree the earlier
+    # reads warmed, and "get 2 thr" follows it in the same turn: the thread
+    # scaling compares the two.
+    groups = ((("get present", lambda a: read_all(a, present, True)),),
+              (("get absent", lambda a: read_all(a, absent, False)),),
+              (("iterate", iterate),),
+              (("get 1 thr", lambda a: read_all(a, present, True)),
+               ("get 2 thr", two_threads)))
+    for group in groups:
+        rates = {e: {w: [] for w, _ in group} for e in names}
+        for t in range(turns):
+            for e in in_turn(names, t):
+                for w, fn in group:
+                    rates[e][w].append(n / timed(lambda: fn(adapters[e])))
+        for e in names:
+            for w, _ in group:
+                results[e][w] = statistics.median(rates[e][w])
+                if args.show_turns:
+                    print(f"{w:<12} {e:<7} turns: " +
+                          ", ".join(f"{r:,.0f}" for r in rates[e][w]), flush=True)
     return results
 
 
@@ -239,6 +278,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--num", type=int, default=1_000_000, help="keys (default 1M)")
     ap.add_argument("--value_size", type=int, default=100)
+    ap.add_argument("--turns", type=int, default=3,
+                    help="turns the engines take at each workload (default 3)")
+    ap.add_argument("--show_turns", action="store_true",
+                    help="print each turn's rate of the read workloads")
     ap.add_argument("--repeat", type=int, default=3,
                     help="runs of the overhead loops (the best is kept)")
     ap.add_argument("--dir", default=None, help="where the databases go (default: a temp dir)")
@@ -255,23 +298,24 @@ def main():
         engines.append(name)
     print(f"keys: {args.num:,} x 16 B, values {args.value_size} B; Python "
           f"{sys.version.split()[0]}; databases under {base}")
-    results = {}
+    adapters = {}
     try:
         for name in engines:
             path = os.path.join(base, name)
             if name == "sift":
-                adapter = LsmAdapter(sift, path)
+                adapters[name] = LsmAdapter(sift, path)
             elif name == "plyvel":
-                adapter = LsmAdapter(plyvel, path)
+                adapters[name] = LsmAdapter(plyvel, path)
             else:
-                adapter = LmdbAdapter(path)
-            try:
-                results[name] = run_engine(name, adapter, args, values)
-            finally:
-                adapter.close()
-            shutil.rmtree(path)
+                adapters[name] = LmdbAdapter(path)
+        results = run_all(adapters, args, values)
+        for name in engines:
+            adapters.pop(name).close()
+            shutil.rmtree(os.path.join(base, name))
         overhead = python_overhead(os.path.join(base, "overhead"), args, values)
     finally:
+        for adapter in adapters.values():
+            adapter.close()
         shutil.rmtree(base, ignore_errors=True)
 
     workloads = list(next(iter(results.values())))
@@ -289,7 +333,7 @@ def main():
     print()
     for e in engines:
         scale = results[e]["get 2 thr"] / results[e]["get 1 thr"]
-        print(f"{e}: 2 threads read {scale:.2f}x one thread (warm medians)")
+        print(f"{e}: 2 threads read {scale:.2f}x one thread (medians of warm turns)")
     print()
     print("Python overhead per sift get (best of %d runs):" % args.repeat)
     print(f"{'keys':<22}{'Python ns/get':>15}{'C++ ns/get':>12}{'overhead ns':>13}")
