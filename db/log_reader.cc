@@ -12,8 +12,8 @@ namespace {
 
 // ReadPhysicalRecord's results besides the RecordTypes of log_format.h.
 enum : int {
-  // End of the log: the end of the file, a fragment cut short by it, or a
-  // failed read.
+  // End of the log: the end of the file, a fragment cut short by it,
+  // preallocated space up to it, or a failed read.
   kEof = kMaxRecordType + 1,
   // A fragment that was skipped: damaged (and reported), block padding, or
   // before the initial offset.
@@ -30,6 +30,13 @@ bool IsIntactFragment(std::string_view bytes) {
   if (type == kZeroType || type > kMaxRecordType) return false;
   if (kHeaderSize + len > bytes.size()) return false;
   return Checksum32(std::string_view(h + 6, 1 + len)) == DecodeFixed32(h);
+}
+
+bool AllZero(std::string_view bytes) {
+  for (const char c : bytes) {
+    if (c != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -58,6 +65,13 @@ struct Reader::Rep {
   int ReadPhysicalRecord(std::string_view* fragment);
   // Position the file at the block holding initial_offset.
   bool SkipToInitialBlock();
+  // Read the next block into `buffer`. False after a failed read (`status`
+  // set and reported, `buffer` empty).
+  bool ReadBlock();
+  // After a ZERO header: read on while whole blocks are zeros. True if the
+  // file ends (or a read fails; `status` says so) first; false with the first
+  // block that holds anything else in `buffer`, to be read as usual.
+  bool OnlyZerosToEnd();
   // Tell the reporter about `bytes` at file offset `offset` dropped for
   // `reason`, unless they start before initial_offset (not asked for).
   void ReportDrop(uint64_t offset, uint64_t bytes, std::string_view reason) {
@@ -112,6 +126,28 @@ size_t Reader::Rep::FindIntactAfterBadLength() const {
   return std::string_view::npos;
 }
 
+bool Reader::Rep::ReadBlock() {
+  absl::Status s = file->Read(kBlockSize, &buffer, backing.get());
+  if (!s.ok()) {
+    buffer = {};
+    status = s;
+    if (reporter != nullptr) reporter->Corruption(kBlockSize, s);
+    return false;
+  }
+  end_of_buffer_offset += buffer.size();
+  if (buffer.size() < kBlockSize) eof = true;
+  return true;
+}
+
+bool Reader::Rep::OnlyZerosToEnd() {
+  while (!eof) {
+    if (!ReadBlock()) return true;
+    if (!AllZero(buffer)) return false;
+    buffer = {};
+  }
+  return true;
+}
+
 bool Reader::Rep::SkipToInitialBlock() {
   const uint64_t offset_in_block = initial_offset % kBlockSize;
   uint64_t block_start = initial_offset - offset_in_block;
@@ -141,16 +177,7 @@ int Reader::Rep::ReadPhysicalRecord(std::string_view* fragment) {
                                 " bytes (torn write)"));
       }
       buffer = {};
-      if (eof || !status.ok()) return kEof;
-      absl::Status s = file->Read(kBlockSize, &buffer, backing.get());
-      if (!s.ok()) {
-        buffer = {};
-        status = s;
-        if (reporter != nullptr) reporter->Corruption(kBlockSize, s);
-        return kEof;
-      }
-      end_of_buffer_offset += buffer.size();
-      if (buffer.size() < kBlockSize) eof = true;
+      if (eof || !status.ok() || !ReadBlock()) return kEof;
       continue;
     }
 
@@ -200,9 +227,13 @@ int Reader::Rep::ReadPhysicalRecord(std::string_view* fragment) {
     }
 
     if (type == kZeroType && length == 0) {
-      // Preallocated, never written space: nothing more in this block.
+      // Preallocated, never written space: nothing more in this block. With
+      // nothing but such space after it, the log ends here: a log written
+      // through a mapping (Env::NewLogFile) ends so after a crash, the
+      // fragment being written (if any) with a zero header, since its header
+      // is stored last. A record open at this point is then a torn tail.
       buffer = {};
-      return kSkipped;
+      return OnlyZerosToEnd() ? kEof : kSkipped;
     }
 
     if (verify_checksums) {

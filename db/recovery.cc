@@ -232,7 +232,7 @@ absl::Status Recovery::InstallNewLog(VersionEdit* edit,
   replayed_tables_.clear();
 
   absl::StatusOr<std::unique_ptr<WritableFile>> file =
-      state_.env->NewWritableFile(LogFileName(state_.dbname, log_number));
+      state_.env->NewLogFile(LogFileName(state_.dbname, log_number));
   if (!file.ok()) return file.status();
   // The WAL's name must be durable before a synced write to it counts.
   if (s = state_.env->SyncDir(state_.dbname); !s.ok()) return s;

@@ -225,7 +225,7 @@ absl::Status WritePath::SwitchMemTable() {
     // nothing this depends on changes while the mutex is released.
     state_.mutex.Unlock();
     absl::StatusOr<std::unique_ptr<WritableFile>> created =
-        state_.env->NewWritableFile(fname);
+        state_.env->NewLogFile(fname);
     if (created.ok()) {
       file = *std::move(created);
       // The old WAL is not synced here (a sync of up to a write buffer's

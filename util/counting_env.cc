@@ -125,6 +125,11 @@ absl::StatusOr<std::unique_ptr<WritableFile>> CountingEnv::NewAppendableFile(
                                     &counters_);
 }
 
+absl::StatusOr<std::unique_ptr<WritableFile>> CountingEnv::NewLogFile(
+    const std::string& fname) {
+  return Wrap<CountingWritableFile>(target()->NewLogFile(fname), &counters_);
+}
+
 absl::Status CountingEnv::SyncDir(const std::string& dir) {
   Bump(counters_.syncs, 1);
   return target()->SyncDir(dir);

@@ -61,6 +61,9 @@ class CountingEnv : public EnvWrapper {
       const std::string& fname) override;
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& fname) override;
+  // The target's log files (mapped, on POSIX), writes counted.
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewLogFile(
+      const std::string& fname) override;
   absl::Status SyncDir(const std::string& dir) override;
 
  private:

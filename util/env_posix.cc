@@ -365,6 +365,141 @@ class PosixWritableFile final : public WritableFile {
   size_t used_ = 0;
 };
 
+// A write-ahead log written through a shared mapping of space reserved
+// ahead (Env::NewLogFile): an Append is a copy into the page cache, with no
+// system call, and survives the process as a write() would. Invariants:
+// [map_offset_, map_offset_ + map_length_) is mapped (map_ == nullptr: no
+// window yet), map_offset_ is a multiple of the page size, and the file's
+// blocks are reserved (posix_fallocate) up to reserved_ >= the window's end,
+// so a store into the window never meets a full disk (which would raise
+// SIGBUS); size_ bytes have been appended, all inside the reserved space.
+// Close unmaps and trims the file to size_.
+class PosixMappedLogFile final : public WritableFile {
+ public:
+  PosixMappedLogFile(std::string fname, int fd)
+      : fname_(std::move(fname)), fd_(fd) {}
+
+  ~PosixMappedLogFile() override {
+    if (fd_ >= 0) Close().IgnoreError();  // as PosixWritableFile
+  }
+
+  absl::Status Append(std::string_view data) override {
+    if (fd_ < 0) return ClosedError();
+    // A whole Append in one window (a log fragment is at most one 32 KiB
+    // block), plus room for the 8-byte store of a shorter one.
+    const size_t n = data.size();
+    if (absl::Status s = EnsureRoom(std::max<size_t>(n, 8)); !s.ok()) return s;
+    char* dst = map_ + (size_ - map_offset_);
+    // The first 8 bytes last, in one store: a crash before it leaves them
+    // zero (never-written space), so a log fragment is either whole or has a
+    // zero header. Bytes past an Append shorter than 8 are still unwritten
+    // space and stay zero.
+    uint64_t head = 0;
+    if (n > 0) std::memcpy(&head, data.data(), std::min<size_t>(n, 8));
+    if (n > 8) std::memcpy(dst + 8, data.data() + 8, n - 8);
+    // Keeps the compiler from moving the head's store before the copy. A
+    // killed process loses no store that retired, and stores retire in
+    // program order, so no fence for the processor is needed.
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    std::memcpy(dst, &head, 8);
+    size_ += n;
+    return absl::OkStatus();
+  }
+
+  // Map the first window. An error (a file system that cannot map or
+  // reserve) means the file should be written with write() instead.
+  absl::Status Prepare() { return EnsureRoom(kFirstWindow); }
+
+  absl::Status Flush() override {
+    // Appended bytes are in the page cache already.
+    return fd_ < 0 ? ClosedError() : absl::OkStatus();
+  }
+
+  absl::Status Sync() override {
+    if (fd_ < 0) return ClosedError();
+    // Writes back the file's dirty pages, those written through the mapping
+    // included (Linux marks a shared mapping's page dirty when it is
+    // written), and the reserved size.
+    if (RetryOnEintr([&] { return ::fdatasync(fd_); }) != 0) {
+      return PosixError(absl::StrCat("fdatasync ", fname_), errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() override {
+    if (fd_ < 0) return ClosedError();
+    absl::Status s = Unmap();
+    if (RetryOnEintr(
+            [&] { return ::ftruncate(fd_, static_cast<off_t>(size_)); }) != 0 &&
+        s.ok()) {
+      s = PosixError(absl::StrCat("ftruncate ", fname_), errno);
+    }
+    if (CloseFd(fd_) != 0 && s.ok()) s = PosixError(fname_, errno);
+    fd_ = -1;
+    return s;
+  }
+
+ private:
+  // Windows grow from 64 KiB to 1 MiB, so a log that stays small (tests, a
+  // small write buffer) reserves little.
+  static constexpr size_t kFirstWindow = size_t{64} << 10;
+  static constexpr size_t kMaxWindow = size_t{1} << 20;
+
+  absl::Status ClosedError() const {
+    return absl::FailedPreconditionError(
+        absl::StrCat(fname_, ": file is already closed"));
+  }
+
+  absl::Status Unmap() {
+    if (map_ == nullptr) return absl::OkStatus();
+    const int r = ::munmap(map_, map_length_);
+    map_ = nullptr;
+    if (r != 0) return PosixError(absl::StrCat("munmap ", fname_), errno);
+    return absl::OkStatus();
+  }
+
+  // Make [size_, size_ + n) part of the mapped window.
+  absl::Status EnsureRoom(size_t n) {
+    if (map_ != nullptr && size_ + n <= map_offset_ + map_length_) {
+      return absl::OkStatus();
+    }
+    if (absl::Status s = Unmap(); !s.ok()) return s;
+    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t offset = size_ / page * page;
+    size_t length =
+        map_length_ == 0 ? kFirstWindow : std::min(map_length_ * 2, kMaxWindow);
+    const size_t needed = (size_ - offset) + n;
+    length = std::max(length, (needed + page - 1) / page * page);
+    if (offset + length > reserved_) {
+      // posix_fallocate returns the error instead of setting errno.
+      const int err =
+          ::posix_fallocate(fd_, static_cast<off_t>(reserved_),
+                            static_cast<off_t>(offset + length - reserved_));
+      if (err != 0) {
+        return PosixError(absl::StrCat("posix_fallocate ", fname_), err);
+      }
+      reserved_ = offset + length;
+    }
+    void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        fd_, static_cast<off_t>(offset));
+    if (base == MAP_FAILED) {
+      return PosixError(absl::StrCat("mmap ", fname_), errno);
+    }
+    map_ = static_cast<char*>(base);
+    map_offset_ = offset;
+    map_length_ = length;
+    return absl::OkStatus();
+  }
+
+  const std::string fname_;
+  int fd_;  // -1 once closed
+  char* map_ = nullptr;
+  uint64_t map_offset_ = 0;
+  size_t map_length_ = 0;  // the last window's length, 0 before the first
+  uint64_t reserved_ = 0;
+  uint64_t size_ = 0;
+};
+
 // Set or clear a whole-file write lock owned by the open file description of
 // `fd` (F_OFD_SETLK, Linux 3.15+). Unlike classic fcntl record locks, which
 // belong to the process, these conflict between two opens of the same file
@@ -503,6 +638,22 @@ class PosixEnv final : public Env {
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& fname) override {
     return OpenForWrite(fname, O_APPEND);
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewLogFile(
+      const std::string& fname) override {
+    // O_RDWR: a shared writable mapping needs a descriptor open for reading.
+    const int fd = RetryOnEintr([&] {
+      return ::open(fname.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+                    0644);
+    });
+    if (fd < 0) return PosixError(fname, errno);
+    auto mapped = std::make_unique<PosixMappedLogFile>(fname, fd);
+    if (mapped->Prepare().ok()) return mapped;
+    // No mapping to be had here: the same file through write(). Closing the
+    // mapped one trims what it reserved.
+    if (absl::Status s = mapped->Close(); !s.ok()) return s;
+    return OpenForWrite(fname, O_TRUNC);
   }
 
   bool FileExists(const std::string& fname) override {

@@ -109,6 +109,13 @@ absl::StatusOr<std::unique_ptr<WritableFile>> IoCountingEnv::NewAppendableFile(
   return Wrap(f, *std::move(file));
 }
 
+absl::StatusOr<std::unique_ptr<WritableFile>> IoCountingEnv::NewLogFile(
+    const std::string& f) {
+  absl::StatusOr<std::unique_ptr<WritableFile>> file = target()->NewLogFile(f);
+  if (!file.ok()) return file;
+  return Wrap(f, *std::move(file));
+}
+
 std::unique_ptr<WritableFile> IoCountingEnv::Wrap(
     const std::string& f, std::unique_ptr<WritableFile> file) {
   std::atomic<uint64_t>* bytes = EndsWith(f, ".sst")   ? &counters_.table_bytes

@@ -48,6 +48,9 @@ class IoCountingEnv final : public EnvWrapper {
       const std::string& f) override;
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& f) override;
+  // The target's log files (mapped, on POSIX), writes counted.
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewLogFile(
+      const std::string& f) override;
 
   struct Counters {
     std::atomic<uint64_t> table_bytes{0};

@@ -80,6 +80,11 @@ class CountingEnv final : public EnvWrapper {
       const std::string& f) override {
     return CountWrites(f, target()->NewAppendableFile(f));
   }
+  // The target's log files (mapped, on POSIX), as the DB gets them unwrapped.
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewLogFile(
+      const std::string& f) override {
+    return CountWrites(f, target()->NewLogFile(f));
+  }
 
  private:
   absl::StatusOr<std::unique_ptr<WritableFile>> CountWrites(

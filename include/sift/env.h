@@ -131,6 +131,21 @@ class Env {
   // Open `fname` for appending, creating it if missing.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& fname) = 0;
+  // Create (or truncate) `fname` for a write-ahead log: many small Appends,
+  // each followed by Flush, whose bytes must survive the process (not the
+  // machine) once Flush returns. An Env may serve it without a system call
+  // per Flush, through a mapping of space it reserved ahead: such a file ends
+  // in zero bytes beyond what was appended until Close trims it, and for
+  // good after a crash; each Append then becomes visible in the file with
+  // its first 8 bytes last, in one store (a log fragment's header, so a crash
+  // leaves a fragment whole or with a zero header, which the log reader takes
+  // for the end of the log; doc/log_format.md). Default: NewWritableFile, so
+  // a wrapper that overrides only that sees every file it creates; the POSIX
+  // Env maps.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewLogFile(
+      const std::string& fname) {
+    return NewWritableFile(fname);
+  }
 
   virtual bool FileExists(const std::string& fname) = 0;
   // Names (not paths) of the entries of directory `dir`.
@@ -185,7 +200,10 @@ class Env {
 std::unique_ptr<Env> NewMemEnv(Env* base);
 
 // An Env that forwards everything to `target` (not owned). Derive from it to
-// override a few methods, e.g. to count or fail operations.
+// override a few methods, e.g. to count or fail operations. NewLogFile is the
+// exception: it is not forwarded but left to Env's default (NewWritableFile,
+// this wrapper's), so a wrapper that intercepts NewWritableFile also sees
+// the logs; one that wants the target's log files forwards NewLogFile itself.
 class EnvWrapper : public Env {
  public:
   explicit EnvWrapper(Env* target) : target_(target) {}

@@ -492,6 +492,59 @@ TEST_F(LogTest, FragmentedRecordCutShortIsATornTail) {
   EXPECT_EQ(problems.back().offset, ends_[0]);
 }
 
+// What a crash leaves in a log written through a mapping of preallocated
+// space (Env::NewLogFile): the fragment being copied has a zero header (the
+// header is stored last), maybe some of its payload, and zeros follow to the
+// end of the file. That is the end of the log: a record it left open is a
+// torn tail, and nothing is damage.
+TEST_F(LogTest, ZeroHeaderWithOnlyZerosAfterItEndsTheLog) {
+  Write("whole");
+  Write(BigString("torn", 2 * kBlockSize + 100));  // FIRST, MIDDLE, LAST
+  const size_t middle = kBlockSize;    // the MIDDLE fragment's header
+  const size_t last = 2 * kBlockSize;  // the LAST fragment's header
+  for (const size_t header : {middle, last}) {
+    for (const size_t payload_written : {size_t{0}, size_t{50}}) {
+      // The file up to the fragment's header, a zero header, some of the
+      // payload, zeros to the end of a preallocated window.
+      std::string crashed = contents_.substr(0, header);
+      crashed.append(kHeaderSize, '\0');
+      crashed += contents_.substr(header + kHeaderSize, payload_written);
+      crashed.resize(header + 3 * kBlockSize, '\0');
+      std::vector<std::string> records;
+      const std::vector<Problem> problems = ProblemsOf(crashed, &records);
+      EXPECT_EQ(records, std::vector<std::string>{"whole"});
+      ASSERT_EQ(problems.size(), 1u) << header << " " << payload_written;
+      EXPECT_EQ(problems[0].kind, Problem::Kind::kTornTail)
+          << problems[0].reason;
+      EXPECT_EQ(problems[0].offset, ends_[0]);
+    }
+  }
+  // A whole record followed by a zero header and zeros: a clean end.
+  std::string clean = contents_.substr(0, ends_[0]);
+  clean.resize(ends_[0] + 2 * kBlockSize, '\0');
+  std::vector<std::string> records;
+  EXPECT_TRUE(ProblemsOf(clean, &records).empty());
+  EXPECT_EQ(records, std::vector<std::string>{"whole"});
+}
+
+// Zeros inside a record are still damage when something follows them: the
+// zero blocks are skipped, the open record is reported dropped, and the
+// record after them is read.
+TEST_F(LogTest, ZeroHeaderInsideARecordWithDataAfterIsDamage) {
+  Write("whole");
+  Write(BigString("zeroed", kBlockSize + 100));  // FIRST, LAST at block 1
+  std::memset(contents_.data() + kBlockSize, 0, kBlockSize);  // block 1
+  contents_.resize(3 * kBlockSize, '\0');                     // block 2 zero
+  writer_ = std::make_unique<Writer>(&dest_, contents_.size());
+  Write("after");
+  std::vector<std::string> records;
+  const std::vector<Problem> problems = ProblemsOf(contents_, &records);
+  EXPECT_EQ(records, (std::vector<std::string>{"whole", "after"}));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].kind, Problem::Kind::kDamage) << problems[0].reason;
+  EXPECT_EQ(problems[0].offset, ends_[0]);
+}
+
 // The diagnostic view sees damage at its offset, and reading goes on behind
 // a damaged fragment whose length still leads to an intact one.
 TEST_F(LogTest, DamageIsReportedAtItsOffsetAndReadingResumes) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -507,6 +508,85 @@ TEST(PosixEnvTest, OtherErrorsAreInternal) {
   absl::Status s = env->NewWritableFile(dir).status();
   EXPECT_TRUE(absl::IsInternal(s)) << s;
   EXPECT_NE(s.message().find(dir), std::string::npos) << s;
+  EXPECT_TRUE(env->RemoveDir(dir).ok());
+}
+
+// The POSIX Env's log files are written through a mapping of space reserved
+// ahead: readers see every flushed byte and zeros after it, Close trims the
+// file to what was appended, and a closed file refuses more.
+TEST(PosixEnvTest, LogFileShowsFlushedBytesThenZerosAndIsTrimmedAtClose) {
+  Env* env = Env::Default();
+  std::string dir = testing::TempDir() + "sift_logfile_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/000007.log";
+  auto file = env->NewLogFile(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  Random rnd(301);
+  std::string expected;
+  // Past several windows (64 KiB, growing to 1 MiB), with pieces of 0-7
+  // bytes (shorter than the 8-byte store) among them.
+  for (int i = 0; expected.size() < (size_t{3} << 20); ++i) {
+    const size_t n = i % 5 == 0 ? rnd.Uniform(8) : rnd.Uniform(32768) + 1;
+    const std::string piece = PatternBytes(n, i);
+    ASSERT_TRUE((*file)->Append(piece).ok());
+    ASSERT_TRUE((*file)->Flush().ok());
+    expected += piece;
+    if (i % 97 == 0) {
+      auto seq = env->NewSequentialFile(path);
+      ASSERT_TRUE(seq.ok());
+      const std::string now = ReadWhole(seq->get(), 1 << 16);
+      ASSERT_GE(now.size(), expected.size());
+      ASSERT_EQ(now.substr(0, expected.size()), expected) << i;
+      ASSERT_EQ(now.find_first_not_of('\0', expected.size()), std::string::npos)
+          << i;
+    }
+  }
+  ASSERT_TRUE((*file)->Sync().ok());
+  ASSERT_TRUE((*file)->Close().ok());
+  EXPECT_EQ(env->GetFileSize(path).value(), expected.size());
+  auto seq = env->NewSequentialFile(path);
+  ASSERT_TRUE(seq.ok());
+  EXPECT_EQ(ReadWhole(seq->get(), 1 << 16), expected);
+  EXPECT_TRUE(absl::IsFailedPrecondition((*file)->Append("x")));
+  EXPECT_TRUE(absl::IsFailedPrecondition((*file)->Flush()));
+  EXPECT_TRUE(absl::IsFailedPrecondition((*file)->Sync()));
+  EXPECT_TRUE(env->RemoveFile(path).ok());
+  EXPECT_TRUE(env->RemoveDir(dir).ok());
+}
+
+// What a process killed while writing leaves: every flushed byte, then the
+// reserved space as zeros (it was never trimmed).
+TEST(PosixEnvTest, LogFileKeepsFlushedBytesWhenTheProcessIsKilled) {
+  Env* env = Env::Default();
+  std::string dir = testing::TempDir() + "sift_logkill_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/000009.log";
+  std::string expected;
+  for (int i = 0; i < 300; ++i) expected += PatternBytes(100 + i, i);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto file = Env::Default()->NewLogFile(path);
+    if (!file.ok()) ::_exit(2);
+    for (int i = 0; i < 300; ++i) {
+      if (!(*file)->Append(PatternBytes(100 + i, i)).ok() ||
+          !(*file)->Flush().ok()) {
+        ::_exit(3);
+      }
+    }
+    ::kill(::getpid(), SIGKILL);
+    ::_exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  auto seq = env->NewSequentialFile(path);
+  ASSERT_TRUE(seq.ok());
+  const std::string got = ReadWhole(seq->get(), 1 << 16);
+  ASSERT_GT(got.size(), expected.size());  // the reserved tail is still there
+  EXPECT_EQ(got.substr(0, expected.size()), expected);
+  EXPECT_EQ(got.find_first_not_of('\0', expected.size()), std::string::npos);
+  EXPECT_TRUE(env->RemoveFile(path).ok());
   EXPECT_TRUE(env->RemoveDir(dir).ok());
 }
 
