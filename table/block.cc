@@ -403,9 +403,9 @@ std::optional<uint32_t> BlockIterator::PrefetchSeek(std::string_view target) {
 }
 
 void BlockIterator::SeekFromRestart(std::string_view target, uint32_t restart) {
-  assert(!Valid() && restart < num_restarts_);
+  assert(restart <= num_restarts_);
   if (!status_.ok()) return;
-  if (restart_offset_ == 0) return MarkInvalid();
+  if (restart_offset_ == 0 || restart >= num_restarts_) return MarkInvalid();
   SeekToRestartPoint(restart);
   while (ParseNextEntry()) {
     if (comparator_->Compare(key_, target) >= 0) return;

@@ -146,9 +146,12 @@ class BlockIterator final : public Iterator {
   // damage, which is then reported as Seek would (status()).
   std::optional<uint32_t> PrefetchSeek(std::string_view target);
   // Seek(target) without its restart search: the scan starts at `restart`.
-  // Lands where Seek(target) does when `restart` is what PrefetchSeek(target)
-  // returned for this block's bytes (a batch searches each block once).
-  // REQUIRES: !Valid(), restart < the block's num_restarts()
+  // Lands where Seek(target) does whenever every entry before restart point
+  // `restart` is < target: when `restart` is what PrefetchSeek(target)
+  // returned for this block's bytes (a batch searches each block once), or
+  // when the caller narrowed the search some other way. restart ==
+  // num_restarts(): every entry is < target, so !Valid() after.
+  // REQUIRES: restart <= the block's num_restarts()
   void SeekFromRestart(std::string_view target, uint32_t restart);
 
   // Offset of the current entry in the block: tells entries apart.

@@ -54,6 +54,40 @@ absl::Status Table::Rep::VerifyMappedOnce(std::string_view stored,
   return absl::OkStatus();
 }
 
+void Table::Rep::BuildIndexWords() {
+  const uint32_t n = index->num_restarts();
+  std::vector<uint64_t> words;
+  words.reserve(n);
+  BlockIterator it(index.get(), options.comparator, &file_name);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    uint64_t w;
+    // More entries than restart points (an index written with a longer
+    // restart interval), no words, or keys out of order: no words.
+    if (words.size() == n || !options.comparator->OrderWord(it.key(), &w) ||
+        (!words.empty() && w < words.back())) {
+      return;
+    }
+    words.push_back(w);
+  }
+  if (!it.status().ok() || words.size() != n) return;
+  index_words = std::move(words);
+}
+
+void Table::Rep::SeekIndex(BlockIterator* index_iter,
+                           std::string_view key) const {
+  uint64_t w;
+  if (index_words.empty() || !options.comparator->OrderWord(key, &w)) {
+    index_iter->Seek(key);
+    return;
+  }
+  // Every entry before the first whose word is >= w has a smaller word, so
+  // is before key (OrderWord's contract); each entry is a restart point.
+  const auto first =
+      std::lower_bound(index_words.begin(), index_words.end(), w);
+  index_iter->SeekFromRestart(
+      key, static_cast<uint32_t>(first - index_words.begin()));
+}
+
 absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     const ReadOptions& ro, std::string_view index_value,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
@@ -398,6 +432,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     return s;
   }
 
+  rep->BuildIndexWords();
   if (options.block_cache != nullptr) {
     rep->cache_id = options.block_cache->NewId();
   }
@@ -430,6 +465,13 @@ absl::Status Table::GetAfterFilter(
       FindDataBlock(key, stats);
   if (!location.ok()) return location.status();
   if (!location->has_value()) return absl::OkStatus();
+  // The block's trailer, restart array and first keys are fetched together:
+  // read one after another, each is a cache miss that waits for the last.
+  // (A table with compression has its blocks used from the block cache.)
+  if (rep_->properties.compression ==
+      static_cast<uint8_t>(Compression::kNone)) {
+    PrefetchDataBlock(&**location);
+  }
   return GetInDataBlock(options, **location, key, handle, stats);
 }
 
@@ -437,7 +479,7 @@ absl::StatusOr<std::optional<Table::DataBlockLocation>> Table::FindDataBlock(
     std::string_view key, ReadStats* stats) const {
   const Rep& r = *rep_;
   BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
-  index_iter.Seek(key);
+  r.SeekIndex(&index_iter, key);
   if (index_iter.Valid()) {
     return DataBlockLocation{
         index_iter.value(), index_iter.entry_offset(), {}, std::nullopt};
@@ -626,6 +668,8 @@ size_t Table::FilterMemoryUsage() const {
 size_t Table::RangeFilterMemoryUsage() const {
   return rep_->range_filter != nullptr ? rep_->range_filter->MemoryUsage() : 0;
 }
-size_t Table::IndexMemoryUsage() const { return rep_->index->size(); }
+size_t Table::IndexMemoryUsage() const {
+  return rep_->index->size() + rep_->index_words.capacity() * sizeof(uint64_t);
+}
 
 }  // namespace sift

@@ -199,7 +199,7 @@ class Table {
   size_t FilterMemoryUsage() const;
   // The range filter's share of FilterMemoryUsage() (0 if none).
   size_t RangeFilterMemoryUsage() const;
-  // Bytes held in memory for the index block.
+  // Bytes held in memory for the index block and its order words.
   size_t IndexMemoryUsage() const;
 
   // What the table holds; defined in table/table_rep.h, for table/ alone.

@@ -74,7 +74,7 @@ class TableIterator final : public Iterator {
       } else {
         bound_key_.assign(*options_.iterate_upper_bound);
       }
-      index_.Seek(bound_key_);
+      rep_->SeekIndex(&index_, bound_key_);
       if (index_.Valid()) {
         if (!LoadBlock()) return;
         data_.Seek(bound_key_);
@@ -101,7 +101,7 @@ class TableIterator final : public Iterator {
   void Seek(std::string_view target) override {
     if (!status_.ok()) return;
     if (AtOrPastUpperBound(target)) return Stop();
-    index_.Seek(target);
+    rep_->SeekIndex(&index_, target);
     if (index_.Valid() && PreviousSeparatorPastUpperBound()) return Stop();
     if (!LoadBlock()) return;
     data_.Seek(target);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
@@ -41,6 +42,13 @@ struct Table::Rep {
   uint64_t data_end = 0;
   TableProperties properties;
   std::unique_ptr<Block> index;
+  // The comparator's order word (Comparator::OrderWord) of every index key,
+  // in order, when every index entry is a restart point (as the builder
+  // writes them) and the comparator has words; else empty. A search finds
+  // in this array, in memory, the first entry whose word is not below the
+  // target's and scans from there, instead of a binary search whose every
+  // step reads a key out of the index block.
+  std::vector<uint64_t> index_words;
   std::unique_ptr<FilterReader> filter;  // nullptr: no filter
   // filter.get() when it is a modular filter (filter/modular_bloom.h).
   const ModularBloomReader* modular = nullptr;
@@ -98,6 +106,12 @@ struct Table::Rep {
   // `filter_units`: Table::Open's.
   absl::Status LoadMetaBlocks(const Tail& tail,
                               const Table::FilterUnitsFn& filter_units);
+
+  // Fill index_words (left empty where they do not apply, or where the
+  // index is damaged: the search of the block itself then reports it).
+  void BuildIndexWords();
+  // index_iter->Seek(key), narrowed by index_words when it has them.
+  void SeekIndex(BlockIterator* index_iter, std::string_view key) const;
 
   // The data block handle an index entry's value holds, checked to lie
   // inside the data blocks.

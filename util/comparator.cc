@@ -11,6 +11,10 @@ class BytewiseComparatorImpl final : public Comparator {
     return CompareBytes(a, b);
   }
   const char* Name() const override { return "sift.BytewiseComparator"; }
+  bool OrderWord(std::string_view key, uint64_t* word) const override {
+    *word = BytewiseOrderWord(key);
+    return true;
+  }
 
   void FindShortestSeparator(std::string* start,
                              std::string_view limit) const override {

@@ -29,7 +29,31 @@ class Comparator {
                                      std::string_view limit) const = 0;
   // Change *key to a short key >= *key. Leaving it alone is correct.
   virtual void FindShortSuccessor(std::string* key) const = 0;
+
+  // A word that orders as the keys do wherever two words differ: for all a,
+  // b with word(a) < word(b), Compare(a, b) < 0 (equal words tell nothing).
+  // A search can then compare words it holds in memory before it touches
+  // the keys. Sets *word and returns true where the order has such words;
+  // returns false where it has none (the default) or `key` is malformed.
+  virtual bool OrderWord(std::string_view /*key*/, uint64_t* /*word*/) const {
+    return false;
+  }
 };
+
+// The bytewise order's word: the key's first eight bytes as a big-endian
+// number, zero-padded. Where two words differ, the first differing byte is
+// either a byte of both keys, which orders them, or a pad (0) against a
+// nonzero byte of the longer key, of which the shorter is then a prefix.
+inline uint64_t BytewiseOrderWord(std::string_view key) {
+  unsigned char b[8] = {};
+  std::memcpy(b, key.data(), key.size() < 8 ? key.size() : 8);
+  uint64_t w;
+  std::memcpy(&w, b, 8);
+  if constexpr (std::endian::native == std::endian::little) {
+    w = __builtin_bswap64(w);
+  }
+  return w;
+}
 
 // Lexicographic unsigned-byte order. Owned by the library; never destroyed.
 const Comparator* BytewiseComparator();

@@ -141,6 +141,22 @@ TEST(DBFormatTest, ShortestSeparatorStaysBetween) {
   }
 }
 
+// An internal key's order word is its user key's: a key with another
+// sequence or type has the same word, and a key too short to hold a tag
+// has none.
+TEST(DBFormatTest, OrderWordIsTheUserKeys) {
+  const InternalKeyComparator icmp = Icmp();
+  uint64_t a = 0;
+  uint64_t b = 0;
+  ASSERT_TRUE(icmp.OrderWord(IKey("abc", 5, kTypeValue), &a));
+  ASSERT_TRUE(icmp.OrderWord(IKey("abc", 900, kTypeDeletion), &b));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, BytewiseOrderWord("abc"));
+  ASSERT_TRUE(icmp.OrderWord(IKey("abd", 900, kTypeValue), &b));
+  EXPECT_LT(a, b);
+  EXPECT_FALSE(icmp.OrderWord("short", &a));
+}
+
 TEST(DBFormatTest, ShortSuccessor) {
   EXPECT_EQ(Successor(IKey("foo", 100, kTypeValue)),
             IKey("g", kMaxSequenceNumber, kValueTypeForSeek));

@@ -191,6 +191,40 @@ TEST_P(TableRoundTripTest, TinyBlocksAndRestartIntervals) {
   }
 }
 
+// Index searches compare the keys' order words (their first eight bytes)
+// in memory before any key: keys here come in long runs of one word, are
+// shorter than a word, or are prefixes of each other, so that words tie and
+// pad, and with one entry per block every key is also an index key.
+TEST_P(TableRoundTripTest, KeysSharingTheirFirstEightBytes) {
+  Random rnd(31);
+  const char alphabet[] = {'\x01', 'a', 'b', '\xfe'};  // all before \xff\xff
+  auto random_bytes = [&](size_t n) {
+    std::string s(n, 'a');
+    for (char& c : s) c = alphabet[rnd.Uniform(sizeof(alphabet))];
+    return s;
+  };
+  std::vector<std::string> keys;
+  for (int group = 0; group < 80; ++group) {
+    const std::string prefix = random_bytes(rnd.Uniform(12));
+    const int run = 1 + static_cast<int>(rnd.Uniform(40));
+    for (int i = 0; i < run; ++i) {
+      keys.push_back(prefix + random_bytes(rnd.Uniform(4)));
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  KVVector model;
+  for (const std::string& k : keys) {
+    model.emplace_back(k, test::RandomString(&rnd, 10));
+  }
+  for (size_t block_size : {size_t{1}, size_t{200}}) {
+    SCOPED_TRACE(block_size);
+    TableOptions o = Options();
+    o.block_size = block_size;
+    RoundTrip(model, o);
+  }
+}
+
 TEST_P(TableRoundTripTest, ValuesUpTo100KiB) {
   Random rnd(29);
   const int n = test::Sanitized() ? 60 : 300;

@@ -59,6 +59,38 @@ TEST(ComparatorTest, CompareBytesAgreesWithStringCompare) {
   }
 }
 
+// Where two keys' order words differ, the keys differ in the same direction
+// (Comparator::OrderWord's contract), for keys around the eight-byte word:
+// shorter, longer, with zero bytes that the padding imitates.
+TEST(ComparatorTest, OrderWordsOrderAsTheKeysDo) {
+  Random rnd(7);
+  const char alphabet[] = {'\x00', '\x01', 'a', '\x80', '\xff'};
+  auto random_key = [&] {
+    std::string key(rnd.Uniform(13), '\0');
+    for (char& c : key) c = alphabet[rnd.Uniform(sizeof(alphabet))];
+    return key;
+  };
+  int differing = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string a = random_key();
+    const std::string b = random_key();
+    uint64_t wa = 0;
+    uint64_t wb = 0;
+    ASSERT_TRUE(cmp()->OrderWord(a, &wa));
+    ASSERT_TRUE(cmp()->OrderWord(b, &wb));
+    if (wa == wb) continue;
+    ++differing;
+    ASSERT_EQ(wa < wb, cmp()->Compare(a, b) < 0)
+        << testing::PrintToString(a) << " vs " << testing::PrintToString(b);
+  }
+  EXPECT_GT(differing, 10000);
+  uint64_t w = 0;
+  ASSERT_TRUE(cmp()->OrderWord("", &w));
+  EXPECT_EQ(w, 0u);
+  ASSERT_TRUE(cmp()->OrderWord("\x01\x02", &w));
+  EXPECT_EQ(w, uint64_t{0x0102000000000000});
+}
+
 TEST(ComparatorTest, SeparatorExamples) {
   EXPECT_EQ(Separator("abcdefg", "abzz"), "abd");
   EXPECT_EQ(Separator("helloworld", "hellz"), "hellp");
