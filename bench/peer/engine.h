@@ -64,6 +64,13 @@ struct PeerSettings {
   // with its own readahead). LevelDB has no direct I/O and reads buffered
   // (through memory maps) either way.
   bool direct_reads = false;
+  // Which sequence of workloads each engine runs: "readamp" (a fill, then
+  // the read and scan workloads on the settled tree) or "ycsb" (a load, then
+  // mixed reads and updates on the same database with no pause; `reads`
+  // operations per phase).
+  std::string sequence = "readamp";
+  // Threads of every phase of the "ycsb" sequence.
+  int threads = 1;
 };
 
 // Reads of random-access files, split by who issued them: the benchmark's

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -391,6 +392,123 @@ KeySpace::KeyFormat KeyFormatOf(const PeerSettings& s) {
 }
 
 // Runs every workload on one engine; the result as JSON.
+// One phase of the YCSB-like sequence: `read_percent` of its operations are
+// Gets, the rest updates (a Put of a present key with a new value); the keys
+// are Zipfian as YCSB's. `load`: every key once, in random order, all Puts.
+struct MixPhase {
+  const char* name;
+  int read_percent;
+  bool load;
+};
+
+absl::StatusOr<Json> RunMixPhase(Engine* e, const PeerSettings& s,
+                                 const KeySpace& keys,
+                                 const ValueSource& values,
+                                 const RandomOrder& order,
+                                 const ZipfianGenerator& zipf,
+                                 const MixPhase& phase, uint64_t seed) {
+  const uint64_t total = phase.load ? s.num : s.reads;
+  const uint64_t written0 = e->counter().written_bytes();
+  const uint64_t bg0 = e->counter().background_reads();
+  std::vector<Histogram> write_lat(static_cast<size_t>(s.threads));
+  std::atomic<uint64_t> reads{0};
+  std::atomic<uint64_t> found{0};
+  Progress progress(phase.name, total, false);
+  ParallelResult result;
+  absl::Status st = RunParallel(
+      s.threads, total, &progress,
+      [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
+          Progress*) -> absl::Status {
+        ReadCounter::MarkForegroundThread();
+        std::string key(static_cast<size_t>(s.key_size), '\0');
+        std::string value;
+        Random rnd(seed * 1000003 + static_cast<uint64_t>(thread) * 7919);
+        Histogram& writes = write_lat[static_cast<size_t>(thread)];
+        uint64_t my_reads = 0;
+        uint64_t my_found = 0;
+        for (uint64_t i = begin; i < end; ++i) {
+          bool write = true;
+          if (phase.load) {
+            keys.Present(order.At(i), key.data());
+          } else {
+            keys.Present(zipf.Next(rnd.NextDouble()), key.data());
+            write =
+                rnd.Uniform(100) >= static_cast<uint32_t>(phase.read_percent);
+          }
+          const uint64_t t0 = NowNanos();
+          absl::Status op;
+          if (write) {
+            op = e->Put(key, values.Get(phase.load ? i : rnd.Uniform(s.num)));
+          } else {
+            bool hit = false;
+            op = e->Get(key, &value, &hit);
+            ++my_reads;
+            my_found += hit;
+          }
+          const double us = double(NowNanos() - t0) / 1e3;
+          lat->Add(us);
+          if (write) writes.Add(us);
+          if (!op.ok()) return op;
+        }
+        reads += my_reads;
+        found += my_found;
+        return absl::OkStatus();
+      },
+      &result);
+  if (!st.ok()) return st;
+  Histogram all_writes;
+  for (const Histogram& h : write_lat) all_writes.Merge(h);
+  return Json{{"ops", total},
+              {"seconds", result.seconds},
+              {"ops_per_sec", double(total) / result.seconds},
+              {"latency_us", LatencyJson(result.latency_us)},
+              // The longest single write: what a write stall cost one caller.
+              {"longest_write_us", all_writes.Max()},
+              {"reads", reads.load()},
+              {"found", found.load()},
+              // Table and log bytes the engine wrote while the phase ran (its
+              // own writes and the compactions running then).
+              {"bytes_written", e->counter().written_bytes() - written0},
+              {"background_reads", e->counter().background_reads() - bg0}};
+}
+
+// The YCSB-like sequence: load, then A (50% reads, 50% updates), B (95/5)
+// and C (reads only) on the same database with no pause between them, as a
+// user's workload would meet the tree right after a load; then the tree is
+// left to settle and C runs again ("ycsb_c_settled"), so that C over C
+// settled says what the load and the updates still cost the reads.
+absl::Status RunYcsb(Engine* e, const PeerSettings& s, Json* results) {
+  const KeySpace keys(s.num, s.key_size, KeyFormatOf(s));
+  const ValueSource values(s.value_size, s.seed);
+  const RandomOrder order(s.num, s.seed);
+  const ZipfianGenerator zipf(s.num, 0.99);
+  const uint64_t written0 = e->counter().written_bytes();
+  const MixPhase phases[] = {{"ycsb_load", 0, true},
+                             {"ycsb_a", 50, false},
+                             {"ycsb_b", 95, false},
+                             {"ycsb_c", 100, false}};
+  uint64_t seed = s.seed;
+  for (const MixPhase& phase : phases) {
+    absl::StatusOr<Json> r =
+        RunMixPhase(e, s, keys, values, order, zipf, phase, ++seed);
+    if (!r.ok()) return r.status();
+    (*results)[phase.name] = *std::move(r);
+  }
+  const uint64_t written = e->counter().written_bytes() - written0;
+  const double settle = Settle(e);
+  absl::StatusOr<Json> settled = RunMixPhase(
+      e, s, keys, values, order, zipf, {"ycsb_c_settled", 100, false}, seed);
+  if (!settled.ok()) return settled.status();
+  (*settled)["settle_seconds"] = settle;
+  (*results)["ycsb_c_settled"] = *std::move(settled);
+  (*results)["ycsb_total"] = {
+      {"bytes_written", written},
+      {"c_over_c_settled",
+       (*results)["ycsb_c"]["ops_per_sec"].get<double>() /
+           (*results)["ycsb_c_settled"]["ops_per_sec"].get<double>()}};
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Json> RunEngine(const std::string& engine_name,
                                const PeerSettings& s, const std::string& dir) {
   ReadCounter::MarkForegroundThread();
@@ -416,6 +534,16 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
   std::string key(s.key_size, '\0');
 
   Json results = Json::object();
+  if (s.sequence == "ycsb") {
+    if (absl::Status st = RunYcsb(e, s, &results); !st.ok()) return st;
+    out["results"] = std::move(results);
+    out["files_per_level"] = e->Shape();
+    out["extra"] = e->Extra();
+    out["peak_rss_before_close_kib"] = PeakRssKiB();
+    opened->reset();
+    out["peak_rss_anon_kib"] = anon.PeakKiB();
+    return out;
+  }
   {
     Histogram lat;
     const uint64_t bg0 = e->counter().background_reads();
@@ -647,11 +775,36 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
     const char* sub;    // nested field (latency) or nullptr
     const char* label;
     bool higher_better;
-    const char* target;   // printed target, or ""
-    double target_ratio;  // 0: none; else ratio needed vs best peer
-    double target_abs;    // 0: none; else sift value must be <= this
+    const char* target;  // printed target, or ""
+    // 0: none; else the ratio to the best peer sift must reach (at least,
+    // or at most where lower is better).
+    double target_ratio;
+    // 0: none; else the bound sift's own value must keep (at least, or at
+    // most where lower is better).
+    double target_abs;
   };
-  const Row rows[] = {
+  const Row ycsb_rows[] = {
+      {"ycsb_load", "ops_per_sec", nullptr, "ops/s", true, ">= 1.50x", 1.5, 0},
+      {"ycsb_load", "longest_write_us", nullptr, "longest put us", false, "", 0,
+       0},
+      {"ycsb_load", "bytes_written", nullptr, "MB written", false, "", 0, 0},
+      {"ycsb_a", "ops_per_sec", nullptr, "ops/s", true, ">= 1.30x", 1.3, 0},
+      {"ycsb_a", "longest_write_us", nullptr, "longest put us", false, "", 0,
+       0},
+      {"ycsb_a", "bytes_written", nullptr, "MB written", false, "", 0, 0},
+      {"ycsb_b", "ops_per_sec", nullptr, "ops/s", true, "", 0, 0},
+      {"ycsb_b", "bytes_written", nullptr, "MB written", false, "", 0, 0},
+      {"ycsb_c", "ops_per_sec", nullptr, "ops/s", true, "", 0, 0},
+      {"ycsb_c", "bytes_written", nullptr, "MB written", false, "", 0, 0},
+      {"ycsb_c_settled", "ops_per_sec", nullptr, "ops/s", true, "", 0, 0},
+      {"ycsb_c_settled", "settle_seconds", nullptr, "settle s", false, "", 0,
+       0},
+      {"ycsb_total", "bytes_written", nullptr, "MB written", false, "<= 0.80x",
+       0.8, 0},
+      {"ycsb_total", "c_over_c_settled", nullptr, "C / C settled", true,
+       ">= 0.85", 0, 0.85},
+  };
+  const Row readamp_rows[] = {
       {"fillrandom", "ops_per_sec", nullptr, "ops/s", true, ">= 1.00x", 1.0, 0},
       {"fillrandom", "latency_us", "p99", "p99 us", false, "", 0, 0},
       {"fillrandom", "settle_seconds", nullptr, "settle s", false, "", 0, 0},
@@ -705,6 +858,9 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       {"ycsb_e", "ops_per_sec", nullptr, "ops/s", true, ">= 1.50x", 1.5, 0},
       {"ycsb_e", "latency_us", "p99", "p99 us", false, "", 0, 0},
   };
+  const bool ycsb = s.sequence == "ycsb";
+  const std::span<const Row> rows = ycsb ? std::span<const Row>(ycsb_rows)
+                                         : std::span<const Row>(readamp_rows);
   const char* last_workload = "";
   for (const Row& row : rows) {
     // The range seeks run only with the settings they need.
@@ -723,6 +879,8 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       const double v = value(r);
       if (std::string_view(row.field).starts_with("block_reads_per")) {
         std::printf(" %12.4f", v);
+      } else if (std::string_view(row.field) == "bytes_written") {
+        std::printf(" %12.1f", v / 1e6);
       } else if (std::string_view(row.field).ends_with("_per_sec")) {
         std::printf(" %12.0f", v);
       } else {
@@ -738,14 +896,35 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       }
       const double mine = value(*sift);
       if (best > 0) ratio = absl::StrFormat("%.3fx", mine / best);
+      const auto meets = [&](double bound) {
+        return row.higher_better ? mine >= bound : mine <= bound;
+      };
       if (row.target_ratio > 0) {
-        verdict = mine >= row.target_ratio * best ? "met" : "MISSED";
+        verdict = meets(row.target_ratio * best) ? "met" : "MISSED";
       } else if (row.target_abs > 0) {
-        verdict = mine <= row.target_abs ? "met" : "MISSED";
+        verdict = meets(row.target_abs) ? "met" : "MISSED";
       }
     }
     std::printf(" %14s  %s%s%s\n", ratio.c_str(), row.target,
                 verdict.empty() ? "" : " ", verdict.c_str());
+  }
+  if (ycsb) {
+    std::printf("%-17s %-14s", "shape", "tables/level");
+    for (const Json& r : runs) {
+      std::vector<int> shape = r["files_per_level"].get<std::vector<int>>();
+      while (shape.size() > 1 && shape.back() == 0) shape.pop_back();
+      std::printf(" %12s", absl::StrJoin(shape, ",").c_str());
+    }
+    std::printf(
+        "\n\nycsb: a load of every key in random order, then A (50%% reads, "
+        "50%% updates), B (95/5) and C (reads only), %s operations each "
+        "with Zipfian keys, on %d thread(s), with no pause between them; then "
+        "the tree settles and C runs again (C settled).\nMB written: bytes "
+        "appended to table and log files while the phase ran (each engine's "
+        "file layer wrapped to count them); ycsb_total: load, A, B and C.\n"
+        "longest put us: the longest single Put (a write stall).\n",
+        absl::StrCat(s.reads).c_str(), s.threads);
+    return;
   }
   // Each engine's batched keys/s over its single-key Gets/s: the two sides
   // ran in alternating slices, so a drift in speed cancels out.
@@ -884,6 +1063,21 @@ int Main(int argc, char** argv) {
                  "Slices in which each single-key read workload alternates "
                  "with its batched twin")
       ->check(CLI::Range(1, 1000000));
+  app.add_option("--sequence", s.sequence,
+                 "readamp: a fill, then read and scan workloads on the "
+                 "settled tree; ycsb: a load, then mixed reads and updates "
+                 "(A, B, C; --reads operations each) with no pause, and C "
+                 "again on the settled tree")
+      ->check(CLI::IsMember({"readamp", "ycsb"}));
+  app.add_option("--threads", s.threads,
+                 "Threads of each phase of --sequence ycsb")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--write_buffer_size", s.write_buffer_size,
+                 "Memtable bytes of every engine");
+  app.add_option("--max_file_size", s.max_file_size,
+                 "Table file bytes of every engine");
+  app.add_option("--cache_size", s.cache_size,
+                 "Block cache bytes of every engine");
   app.add_option("--seed", s.seed, "Seed of keys, values and order");
   app.add_option("--engines", engines, "Comma-separated: sift,leveldb,rocksdb");
   app.add_option("--db", dir,
@@ -981,7 +1175,9 @@ int Main(int argc, char** argv) {
                        {"key_format", s.key_format},
                        {"prefix_len", s.prefix_len},
                        {"range_bits_per_key", s.range_bits_per_key},
-                       {"range_len", s.range_len}};
+                       {"range_len", s.range_len},
+                       {"sequence", s.sequence},
+                       {"threads", s.threads}};
     doc["runs"] = runs;
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
