@@ -85,14 +85,11 @@ class InternalKeyComparator final : public Comparator {
     return bytewise_ ? CompareBytes(a, b) : user_->Compare(a, b);
   }
   const char* Name() const override { return "sift.InternalKeyComparator"; }
-  // The user key's word: internal keys order by user key first.
-  bool OrderWord(std::string_view key, uint64_t* word) const override {
+  // The user key's part: internal keys order by user key first.
+  bool BytewisePart(std::string_view key,
+                    std::string_view* part) const override {
     if (key.size() < 8) return false;
-    if (bytewise_) {
-      *word = BytewiseOrderWord(ExtractUserKey(key));
-      return true;
-    }
-    return user_->OrderWord(ExtractUserKey(key), word);
+    return user_->BytewisePart(ExtractUserKey(key), part);
   }
   void FindShortestSeparator(std::string* start,
                              std::string_view limit) const override;

@@ -412,6 +412,19 @@ void BlockIterator::SeekFromRestart(std::string_view target, uint32_t restart) {
   }
 }
 
+void BlockIterator::SeekBetweenRestarts(std::string_view target, uint32_t left,
+                                        uint32_t right) {
+  assert(left <= right && right < num_restarts_);
+  if (!status_.ok()) return;
+  if (restart_offset_ == 0 || right >= num_restarts_) return MarkInvalid();
+  if (!SearchRestarts(target, &left, right)) return;
+  SeekToRestartPoint(left);
+  PrefetchInterval(left);
+  while (ParseNextEntry()) {
+    if (comparator_->Compare(key_, target) >= 0) return;
+  }
+}
+
 void BlockIterator::Seek(std::string_view target) {
   if (!status_.ok()) return;
   if (restart_offset_ == 0) return MarkInvalid();

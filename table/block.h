@@ -153,6 +153,12 @@ class BlockIterator final : public Iterator {
   // num_restarts(): every entry is < target, so !Valid() after.
   // REQUIRES: restart <= the block's num_restarts()
   void SeekFromRestart(std::string_view target, uint32_t restart);
+  // Seek(target) with its restart search confined to [left, right]: lands
+  // where Seek(target) does when every entry before restart point `left` is
+  // < target and every restart point after `right` has a key >= target.
+  // REQUIRES: left <= right < the block's num_restarts()
+  void SeekBetweenRestarts(std::string_view target, uint32_t left,
+                           uint32_t right);
 
   // Offset of the current entry in the block: tells entries apart.
   // REQUIRES: Valid()

@@ -55,37 +55,65 @@ absl::Status Table::Rep::VerifyMappedOnce(std::string_view stored,
 }
 
 void Table::Rep::BuildIndexWords() {
+  const Comparator* const cmp = options.comparator;
   const uint32_t n = index->num_restarts();
+  BlockIterator it(index.get(), cmp, &file_name);
+  std::string_view part;
+  it.SeekToLast();
+  if (!it.Valid() || !cmp->BytewisePart(it.key(), &part)) return;
+  const std::string last(part);
+  it.SeekToFirst();
+  if (!it.Valid() || !cmp->BytewisePart(it.key(), &part)) return;
+  size_t p = 0;
+  while (p < part.size() && p < last.size() && part[p] == last[p]) ++p;
+  // A copy: `part` views the iterator's key, which the loop overwrites.
+  std::string prefix(part.substr(0, p));
   std::vector<uint64_t> words;
   words.reserve(n);
-  BlockIterator it(index.get(), options.comparator, &file_name);
-  for (it.SeekToFirst(); it.Valid(); it.Next()) {
-    uint64_t w;
+  for (; it.Valid(); it.Next()) {
     // More entries than restart points (an index written with a longer
-    // restart interval), no words, or keys out of order: no words.
-    if (words.size() == n || !options.comparator->OrderWord(it.key(), &w) ||
-        (!words.empty() && w < words.back())) {
+    // restart interval), no part, or keys out of order: no words.
+    if (words.size() == n || !cmp->BytewisePart(it.key(), &part) ||
+        !part.starts_with(prefix)) {
       return;
     }
+    const uint64_t w = BytewiseOrderWord(part.substr(p));
+    if (!words.empty() && w < words.back()) return;
     words.push_back(w);
   }
   if (!it.status().ok() || words.size() != n) return;
+  index_prefix = std::move(prefix);
   index_words = std::move(words);
 }
 
 void Table::Rep::SeekIndex(BlockIterator* index_iter,
                            std::string_view key) const {
-  uint64_t w;
-  if (index_words.empty() || !options.comparator->OrderWord(key, &w)) {
+  std::string_view part;
+  if (index_words.empty() || !options.comparator->BytewisePart(key, &part)) {
     index_iter->Seek(key);
     return;
   }
-  // Every entry before the first whose word is >= w has a smaller word, so
-  // is before key (OrderWord's contract); each entry is a restart point.
-  const auto first =
-      std::lower_bound(index_words.begin(), index_words.end(), w);
-  index_iter->SeekFromRestart(
-      key, static_cast<uint32_t>(first - index_words.begin()));
+  const uint32_t n = static_cast<uint32_t>(index_words.size());
+  const size_t p = index_prefix.size();
+  // Every index key's part starts with index_prefix: a target whose part
+  // starts below it is before them all, one above it after them all.
+  const int c = CompareBytes(part.substr(0, p), index_prefix);
+  if (c != 0) {
+    index_iter->SeekFromRestart(key, c < 0 ? 0 : n);
+    return;
+  }
+  // Entries whose word is below the target's are before it, those above
+  // after it; each entry is a restart point. Usually no entry ties.
+  const uint64_t w = BytewiseOrderWord(part.substr(p));
+  const auto lo = std::lower_bound(index_words.begin(), index_words.end(), w);
+  const auto hi = std::upper_bound(lo, index_words.end(), w);
+  const auto first = static_cast<uint32_t>(lo - index_words.begin());
+  const auto last = static_cast<uint32_t>(hi - index_words.begin());
+  if (last - first <= 1) {
+    index_iter->SeekFromRestart(key, first);
+  } else {
+    index_iter->SeekBetweenRestarts(key, first, last - 1);
+  }
 }
 
 absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
@@ -669,7 +697,8 @@ size_t Table::RangeFilterMemoryUsage() const {
   return rep_->range_filter != nullptr ? rep_->range_filter->MemoryUsage() : 0;
 }
 size_t Table::IndexMemoryUsage() const {
-  return rep_->index->size() + rep_->index_words.capacity() * sizeof(uint64_t);
+  return rep_->index->size() + rep_->index_prefix.capacity() +
+         rep_->index_words.capacity() * sizeof(uint64_t);
 }
 
 }  // namespace sift

@@ -42,12 +42,15 @@ struct Table::Rep {
   uint64_t data_end = 0;
   TableProperties properties;
   std::unique_ptr<Block> index;
-  // The comparator's order word (Comparator::OrderWord) of every index key,
-  // in order, when every index entry is a restart point (as the builder
-  // writes them) and the comparator has words; else empty. A search finds
-  // in this array, in memory, the first entry whose word is not below the
-  // target's and scans from there, instead of a binary search whose every
-  // step reads a key out of the index block.
+  // When every index entry is a restart point (as the builder writes them)
+  // and the comparator orders a part of each key bytewise first
+  // (Comparator::BytewisePart): the bytes every index key's part starts
+  // with (the common prefix of the first and the last), and the word
+  // (BytewiseOrderWord) of each index key's part after that prefix, in
+  // order. Else both empty. A search narrows to the entries whose word ties
+  // the target's in this array, in memory, instead of a binary search whose
+  // every step reads a key out of the index block.
+  std::string index_prefix;
   std::vector<uint64_t> index_words;
   std::unique_ptr<FilterReader> filter;  // nullptr: no filter
   // filter.get() when it is a modular filter (filter/modular_bloom.h).

@@ -11,8 +11,9 @@ class BytewiseComparatorImpl final : public Comparator {
     return CompareBytes(a, b);
   }
   const char* Name() const override { return "sift.BytewiseComparator"; }
-  bool OrderWord(std::string_view key, uint64_t* word) const override {
-    *word = BytewiseOrderWord(key);
+  bool BytewisePart(std::string_view key,
+                    std::string_view* part) const override {
+    *part = key;
     return true;
   }
 

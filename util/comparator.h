@@ -30,20 +30,24 @@ class Comparator {
   // Change *key to a short key >= *key. Leaving it alone is correct.
   virtual void FindShortSuccessor(std::string* key) const = 0;
 
-  // A word that orders as the keys do wherever two words differ: for all a,
-  // b with word(a) < word(b), Compare(a, b) < 0 (equal words tell nothing).
-  // A search can then compare words it holds in memory before it touches
-  // the keys. Sets *word and returns true where the order has such words;
-  // returns false where it has none (the default) or `key` is malformed.
-  virtual bool OrderWord(std::string_view /*key*/, uint64_t* /*word*/) const {
+  // Where this order puts first a part of the key in bytewise order (for
+  // all a, b whose parts differ, Compare(a, b) has the sign of
+  // CompareBytes(part(a), part(b))), sets *part to that part of `key` (a view
+  // into it) and returns true. A search can then compare words of the parts
+  // it holds in memory (BytewiseOrderWord) before it touches the keys.
+  // Returns false where the order has no such part (the default) or `key`
+  // is malformed.
+  virtual bool BytewisePart(std::string_view /*key*/,
+                            std::string_view* /*part*/) const {
     return false;
   }
 };
 
-// The bytewise order's word: the key's first eight bytes as a big-endian
-// number, zero-padded. Where two words differ, the first differing byte is
-// either a byte of both keys, which orders them, or a pad (0) against a
-// nonzero byte of the longer key, of which the shorter is then a prefix.
+// A word of bytes in bytewise order: the first eight as a big-endian number,
+// zero-padded. Where two words differ, so do the bytes, the same way: the
+// first differing byte is either a byte of both, which orders them, or a pad
+// (0) against a nonzero byte of the longer, of which the shorter is then a
+// prefix.
 inline uint64_t BytewiseOrderWord(std::string_view key) {
   unsigned char b[8] = {};
   std::memcpy(b, key.data(), key.size() < 8 ? key.size() : 8);

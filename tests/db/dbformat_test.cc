@@ -141,20 +141,16 @@ TEST(DBFormatTest, ShortestSeparatorStaysBetween) {
   }
 }
 
-// An internal key's order word is its user key's: a key with another
-// sequence or type has the same word, and a key too short to hold a tag
-// has none.
-TEST(DBFormatTest, OrderWordIsTheUserKeys) {
+// An internal key's bytewise part is its user key: internal keys order by
+// it first. A key too short to hold a tag has none.
+TEST(DBFormatTest, BytewisePartIsTheUserKey) {
   const InternalKeyComparator icmp = Icmp();
-  uint64_t a = 0;
-  uint64_t b = 0;
-  ASSERT_TRUE(icmp.OrderWord(IKey("abc", 5, kTypeValue), &a));
-  ASSERT_TRUE(icmp.OrderWord(IKey("abc", 900, kTypeDeletion), &b));
-  EXPECT_EQ(a, b);
-  EXPECT_EQ(a, BytewiseOrderWord("abc"));
-  ASSERT_TRUE(icmp.OrderWord(IKey("abd", 900, kTypeValue), &b));
-  EXPECT_LT(a, b);
-  EXPECT_FALSE(icmp.OrderWord("short", &a));
+  const std::string key = IKey("abc", 5, kTypeValue);
+  std::string_view part;
+  ASSERT_TRUE(icmp.BytewisePart(key, &part));
+  EXPECT_EQ(part, "abc");
+  EXPECT_EQ(part.data(), key.data());
+  EXPECT_FALSE(icmp.BytewisePart("short", &part));
 }
 
 TEST(DBFormatTest, ShortSuccessor) {

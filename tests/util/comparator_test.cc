@@ -60,8 +60,9 @@ TEST(ComparatorTest, CompareBytesAgreesWithStringCompare) {
 }
 
 // Where two keys' order words differ, the keys differ in the same direction
-// (Comparator::OrderWord's contract), for keys around the eight-byte word:
-// shorter, longer, with zero bytes that the padding imitates.
+// (what index searches rely on), for keys around the eight-byte word:
+// shorter, longer, with zero bytes that the padding imitates. The bytewise
+// order's part is the whole key.
 TEST(ComparatorTest, OrderWordsOrderAsTheKeysDo) {
   Random rnd(7);
   const char alphabet[] = {'\x00', '\x01', 'a', '\x80', '\xff'};
@@ -74,21 +75,20 @@ TEST(ComparatorTest, OrderWordsOrderAsTheKeysDo) {
   for (int i = 0; i < 20000; ++i) {
     const std::string a = random_key();
     const std::string b = random_key();
-    uint64_t wa = 0;
-    uint64_t wb = 0;
-    ASSERT_TRUE(cmp()->OrderWord(a, &wa));
-    ASSERT_TRUE(cmp()->OrderWord(b, &wb));
+    std::string_view part;
+    ASSERT_TRUE(cmp()->BytewisePart(a, &part));
+    ASSERT_EQ(part, a);
+    const uint64_t wa = BytewiseOrderWord(a);
+    const uint64_t wb = BytewiseOrderWord(b);
     if (wa == wb) continue;
     ++differing;
     ASSERT_EQ(wa < wb, cmp()->Compare(a, b) < 0)
         << testing::PrintToString(a) << " vs " << testing::PrintToString(b);
   }
   EXPECT_GT(differing, 10000);
-  uint64_t w = 0;
-  ASSERT_TRUE(cmp()->OrderWord("", &w));
-  EXPECT_EQ(w, 0u);
-  ASSERT_TRUE(cmp()->OrderWord("\x01\x02", &w));
-  EXPECT_EQ(w, uint64_t{0x0102000000000000});
+  EXPECT_EQ(BytewiseOrderWord(""), 0u);
+  EXPECT_EQ(BytewiseOrderWord("\x01\x02"), uint64_t{0x0102000000000000});
+  EXPECT_EQ(BytewiseOrderWord("123456789"), uint64_t{0x3132333435363738});
 }
 
 TEST(ComparatorTest, SeparatorExamples) {
