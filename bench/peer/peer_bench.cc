@@ -534,15 +534,19 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
   std::string key(s.key_size, '\0');
 
   Json results = Json::object();
-  if (s.sequence == "ycsb") {
-    if (absl::Status st = RunYcsb(e, s, &results); !st.ok()) return st;
+  // The run's results and what the engine says after them; closes it.
+  const auto finish = [&]() -> Json {
     out["results"] = std::move(results);
     out["files_per_level"] = e->Shape();
     out["extra"] = e->Extra();
     out["peak_rss_before_close_kib"] = PeakRssKiB();
     opened->reset();
     out["peak_rss_anon_kib"] = anon.PeakKiB();
-    return out;
+    return std::move(out);
+  };
+  if (s.sequence == "ycsb") {
+    if (absl::Status st = RunYcsb(e, s, &results); !st.ok()) return st;
+    return finish();
   }
   {
     Histogram lat;
@@ -680,13 +684,7 @@ absl::StatusOr<Json> RunEngine(const std::string& engine_name,
       }
     }
   }
-  out["results"] = std::move(results);
-  out["files_per_level"] = e->Shape();
-  out["extra"] = e->Extra();
-  out["peak_rss_before_close_kib"] = PeakRssKiB();
-  opened->reset();
-  out["peak_rss_anon_kib"] = anon.PeakKiB();
-  return out;
+  return finish();
 }
 
 // Fork a child that runs `engine` and writes its JSON to a pipe; collect it
