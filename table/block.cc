@@ -407,9 +407,21 @@ void BlockIterator::SeekFromRestart(std::string_view target, uint32_t restart) {
   if (!status_.ok()) return;
   if (restart_offset_ == 0 || restart >= num_restarts_) return MarkInvalid();
   SeekToRestartPoint(restart);
+  ScanTo(target);
+}
+
+void BlockIterator::ScanTo(std::string_view target) {
   while (ParseNextEntry()) {
     if (comparator_->Compare(key_, target) >= 0) return;
   }
+}
+
+void BlockIterator::SearchAndScan(std::string_view target, uint32_t left,
+                                  uint32_t right) {
+  if (!SearchRestarts(target, &left, right)) return;
+  SeekToRestartPoint(left);
+  PrefetchInterval(left);
+  ScanTo(target);
 }
 
 void BlockIterator::SeekBetweenRestarts(std::string_view target, uint32_t left,
@@ -417,12 +429,7 @@ void BlockIterator::SeekBetweenRestarts(std::string_view target, uint32_t left,
   assert(left <= right && right < num_restarts_);
   if (!status_.ok()) return;
   if (restart_offset_ == 0 || right >= num_restarts_) return MarkInvalid();
-  if (!SearchRestarts(target, &left, right)) return;
-  SeekToRestartPoint(left);
-  PrefetchInterval(left);
-  while (ParseNextEntry()) {
-    if (comparator_->Compare(key_, target) >= 0) return;
-  }
+  SearchAndScan(target, left, right);
 }
 
 void BlockIterator::Seek(std::string_view target) {
@@ -444,12 +451,7 @@ void BlockIterator::Seek(std::string_view target) {
       right = restart_index_;
     }
   }
-  if (!SearchRestarts(target, &left, right)) return;
-  SeekToRestartPoint(left);
-  PrefetchInterval(left);
-  while (ParseNextEntry()) {
-    if (comparator_->Compare(key_, target) >= 0) return;
-  }
+  SearchAndScan(target, left, right);
 }
 
 void BlockIterator::Next() {

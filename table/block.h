@@ -183,6 +183,12 @@ class BlockIterator final : public Iterator {
   void PrefetchSearchAhead(uint32_t l, uint32_t mid, uint32_t right) const;
   // Start loading the entries of restart interval `index`.
   void PrefetchInterval(uint32_t index);
+  // From the current position, steps to the first entry >= target (or
+  // !Valid() when there is none, or on damage).
+  void ScanTo(std::string_view target);
+  // The restart search over [left, right], then the scan of the interval it
+  // lands in: what Seek and SeekBetweenRestarts share.
+  void SearchAndScan(std::string_view target, uint32_t left, uint32_t right);
   void SetRestartIndex(uint32_t index);
   void SeekToRestartPoint(uint32_t index);
   // Decode the entry at next_ into key_/value_; false at the end or on damage.

@@ -117,13 +117,9 @@ void Table::Rep::SeekIndex(BlockIterator* index_iter,
 }
 
 absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
-    const ReadOptions& ro, std::string_view index_value,
+    const ReadOptions& ro, const BlockHandle& handle,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
     std::optional<Block>* in_place, BlockRef* ref, Readahead* readahead) const {
-  BlockHandle handle;
-  if (absl::Status s = DecodeDataHandle(index_value, &handle); !s.ok()) {
-    return s;
-  }
   if (!stable_reads) {
     absl::StatusOr<BlockRef> block = GetDataBlock(ro, handle, stats, readahead);
     if (!block.ok()) return block.status();
@@ -191,13 +187,13 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
 }
 
 absl::Status Table::Rep::WithDataBlock(
-    const ReadOptions& ro, std::string_view index_value,
+    const ReadOptions& ro, const BlockHandle& handle,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
     absl::FunctionRef<absl::Status(const Block&)> fn) const {
   std::optional<Block> in_place;
   BlockRef ref;
   absl::StatusOr<const Block*> block = LoadDataBlock(
-      ro, index_value, index_entry_offset, mapped, stats, &in_place, &ref);
+      ro, handle, index_entry_offset, mapped, stats, &in_place, &ref);
   if (!block.ok()) return block.status();
   return fn(**block);
 }
@@ -509,8 +505,14 @@ absl::StatusOr<std::optional<Table::DataBlockLocation>> Table::FindDataBlock(
   BlockIterator index_iter(r.index.get(), r.options.comparator, &r.file_name);
   r.SeekIndex(&index_iter, key);
   if (index_iter.Valid()) {
-    return DataBlockLocation{
-        index_iter.value(), index_iter.entry_offset(), {}, std::nullopt};
+    DataBlockLocation location;
+    if (absl::Status s =
+            r.DecodeDataHandle(index_iter.value(), &location.handle);
+        !s.ok()) {
+      return s;
+    }
+    location.index_entry_offset = index_iter.entry_offset();
+    return location;
   }
   if (!index_iter.status().ok()) return index_iter.status();
   if (filter_ != nullptr && stats != nullptr) stats->filter_false_positives++;
@@ -520,8 +522,7 @@ absl::StatusOr<std::optional<Table::DataBlockLocation>> Table::FindDataBlock(
 void Table::PrefetchDataBlock(DataBlockLocation* location) const {
   const Rep& r = *rep_;
   if (!r.stable_reads) return;
-  BlockHandle handle;
-  if (!r.DecodeDataHandle(location->index_value, &handle).ok()) return;
+  const BlockHandle& handle = location->handle;
   std::string_view stored;
   const size_t n = static_cast<size_t>(handle.size);
   if (!r.file->Read(handle.offset, n + kBlockTrailerSize, &stored, nullptr)
@@ -583,8 +584,8 @@ absl::Status Table::GetInDataBlock(
   if (stats == nullptr) stats = &ignored;
   bool found = false;
   absl::Status s = r.WithDataBlock(
-      options, location.index_value, location.index_entry_offset,
-      location.mapped, stats, [&](const Block& block) {
+      options, location.handle, location.index_entry_offset, location.mapped,
+      stats, [&](const Block& block) {
         BlockIterator block_iter(&block, r.options.comparator, &r.file_name);
         // A restart point found in the mapped bytes holds for this block:
         // WithDataBlock searches those bytes when `mapped` is set.

@@ -16,6 +16,7 @@
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/read_stats.h"
+#include "table/format.h"
 #include "table/table_options.h"
 
 namespace sift {
@@ -99,10 +100,10 @@ class Table {
   // every lookup's data block before it searches any (the block's first
   // touch is a cache and TLB miss; a batch overlaps them).
   //
-  // Where a lookup's block is: a view of the table's index entry, valid as
-  // long as the Table.
+  // Where a lookup's block is: the handle its index entry holds (checked to
+  // lie inside the data blocks) and where that entry is in the index.
   struct DataBlockLocation {
-    std::string_view index_value;
+    BlockHandle handle;
     uint32_t index_entry_offset = 0;
     // The stored block in a mapped file, once PrefetchDataBlock has looked
     // it up (so the search does not read it a second time); else empty.

@@ -201,10 +201,14 @@ class TableIterator final : public Iterator {
     const uint32_t entry = index_.entry_offset();
     if (has_block_ && entry == block_entry_) return true;
     DropBlock();
+    BlockHandle handle;
+    if (absl::Status s = rep_->DecodeDataHandle(index_.value(), &handle);
+        !s.ok()) {
+      return Fail(s);
+    }
     ReadStats counted;
-    absl::StatusOr<const Block*> block =
-        rep_->LoadDataBlock(options_, index_.value(), entry, {}, &counted,
-                            &in_place_, &ref_, &readahead_);
+    absl::StatusOr<const Block*> block = rep_->LoadDataBlock(
+        options_, handle, entry, {}, &counted, &in_place_, &ref_, &readahead_);
     if (stats_ != nullptr) {
       stats_->iterator_block_reads += counted.block_reads;
       stats_->iterator_block_cache_hits += counted.block_cache_hits;

@@ -153,17 +153,17 @@ struct Table::Rep {
                                          std::optional<std::string_view> stored,
                                          bool stored_checked) const;
 
-  // The data block named by the index entry `index_value` at
-  // `index_entry_offset`: parsed in place in the mapped file into *in_place
-  // when it is stored uncompressed (no allocation, no block cache, its
-  // checksum verified once per open table), else as GetDataBlock gives it,
+  // The data block at `handle` (DecodeDataHandle's), named by the index
+  // entry at `index_entry_offset`: parsed in place in the mapped file into
+  // *in_place when it is stored uncompressed (no allocation, no block cache,
+  // its checksum verified once per open table), else as GetDataBlock gives it,
   // into *ref. The result lives as long as *in_place and *ref are not
   // changed. `mapped`: the stored block as a mapped file's Read already
   // returned it (PrefetchDataBlock), or empty to read it here. Counts into
   // *stats. `readahead` (nullable): an iterator's, used where the file is
   // read with system calls.
   absl::StatusOr<const Block*> LoadDataBlock(
-      const ReadOptions& ro, std::string_view index_value,
+      const ReadOptions& ro, const BlockHandle& handle,
       uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
       std::optional<Block>* in_place, BlockRef* ref,
       Readahead* readahead = nullptr) const;
@@ -171,7 +171,7 @@ struct Table::Rep {
   // For a point read: calls fn(block) with LoadDataBlock's block and returns
   // its status.
   absl::Status WithDataBlock(
-      const ReadOptions& ro, std::string_view index_value,
+      const ReadOptions& ro, const BlockHandle& handle,
       uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
       absl::FunctionRef<absl::Status(const Block&)> fn) const;
 };

@@ -395,6 +395,9 @@ KeySpace::KeyFormat KeyFormatOf(const PeerSettings& s) {
 // One phase of the YCSB-like sequence: `read_percent` of its operations are
 // Gets, the rest updates (a Put of a present key with a new value); the keys
 // are Zipfian as YCSB's. `load`: every key once, in random order, all Puts.
+// Operations a thread does between two reports of its progress.
+constexpr uint64_t kProgressBatch = 1024;
+
 struct MixPhase {
   const char* name;
   int read_percent;
@@ -418,7 +421,7 @@ absl::StatusOr<Json> RunMixPhase(Engine* e, const PeerSettings& s,
   absl::Status st = RunParallel(
       s.threads, total, &progress,
       [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
-          Progress*) -> absl::Status {
+          Progress* prog) -> absl::Status {
         ReadCounter::MarkForegroundThread();
         std::string key(static_cast<size_t>(s.key_size), '\0');
         std::string value;
@@ -449,6 +452,8 @@ absl::StatusOr<Json> RunMixPhase(Engine* e, const PeerSettings& s,
           lat->Add(us);
           if (write) writes.Add(us);
           if (!op.ok()) return op;
+          // A line on stderr per tenth of a long phase (Progress).
+          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
         }
         reads += my_reads;
         found += my_found;
