@@ -391,13 +391,12 @@ KeySpace::KeyFormat KeyFormatOf(const PeerSettings& s) {
                                   : KeySpace::KeyFormat::kDecimal;
 }
 
-// Runs every workload on one engine; the result as JSON.
-// One phase of the YCSB-like sequence: `read_percent` of its operations are
-// Gets, the rest updates (a Put of a present key with a new value); the keys
-// are Zipfian as YCSB's. `load`: every key once, in random order, all Puts.
 // Operations a thread does between two reports of its progress.
 constexpr uint64_t kProgressBatch = 1024;
 
+// One phase of the YCSB-like sequence: `read_percent` of its operations are
+// Gets, the rest updates (a Put of a present key with a new value); the keys
+// are Zipfian as YCSB's. `load`: every key once, in random order, all Puts.
 struct MixPhase {
   const char* name;
   int read_percent;
@@ -514,6 +513,7 @@ absl::Status RunYcsb(Engine* e, const PeerSettings& s, Json* results) {
   return absl::OkStatus();
 }
 
+// Runs every workload on one engine; the result as JSON.
 absl::StatusOr<Json> RunEngine(const std::string& engine_name,
                                const PeerSettings& s, const std::string& dir) {
   ReadCounter::MarkForegroundThread();
