@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -59,31 +60,48 @@ void Table::Rep::BuildIndexWords() {
   const uint32_t n = index->num_restarts();
   BlockIterator it(index.get(), cmp, &file_name);
   std::string_view part;
+  // The prefix is what the first index key shares with the one before the
+  // last. The last is the last block's separator, which the builder
+  // shortens to a successor of the table's last key ("1" after
+  // "0000000000952104"): sharing nothing with the others, it would leave no
+  // prefix, and zero-padded numbers would tie in their first eight bytes.
   it.SeekToLast();
+  if (!it.Valid()) return;
+  if (n >= 3) it.Prev();
   if (!it.Valid() || !cmp->BytewisePart(it.key(), &part)) return;
-  const std::string last(part);
+  const std::string inner(part);
   it.SeekToFirst();
   if (!it.Valid() || !cmp->BytewisePart(it.key(), &part)) return;
   size_t p = 0;
-  while (p < part.size() && p < last.size() && part[p] == last[p]) ++p;
+  while (p < part.size() && p < inner.size() && part[p] == inner[p]) ++p;
   // A copy: `part` views the iterator's key, which the loop overwrites.
   std::string prefix(part.substr(0, p));
   std::vector<uint64_t> words;
   words.reserve(n);
+  bool last_outside = false;
   for (; it.Valid(); it.Next()) {
     // More entries than restart points (an index written with a longer
     // restart interval), no part, or keys out of order: no words.
-    if (words.size() == n || !cmp->BytewisePart(it.key(), &part) ||
-        !part.starts_with(prefix)) {
+    if (words.size() == n || !cmp->BytewisePart(it.key(), &part)) return;
+    uint64_t w;
+    if (part.starts_with(prefix)) {
+      w = BytewiseOrderWord(part.substr(p));
+    } else if (words.size() + 1 == n && !words.empty()) {
+      // The last key, after one with the prefix and without it itself, is
+      // after every part that has the prefix (they differ inside it): it
+      // sorts after every word.
+      w = std::numeric_limits<uint64_t>::max();
+      last_outside = true;
+    } else {
       return;
     }
-    const uint64_t w = BytewiseOrderWord(part.substr(p));
     if (!words.empty() && w < words.back()) return;
     words.push_back(w);
   }
   if (!it.status().ok() || words.size() != n) return;
   index_prefix = std::move(prefix);
   index_words = std::move(words);
+  index_last_outside = last_outside;
 }
 
 void Table::Rep::SeekIndex(BlockIterator* index_iter,
@@ -95,11 +113,13 @@ void Table::Rep::SeekIndex(BlockIterator* index_iter,
   }
   const uint32_t n = static_cast<uint32_t>(index_words.size());
   const size_t p = index_prefix.size();
-  // Every index key's part starts with index_prefix: a target whose part
-  // starts below it is before them all, one above it after them all.
+  // Every index key's part but perhaps the last's starts with index_prefix:
+  // a target whose part starts below it is before them all, one above it
+  // after all of those (and the last, if outside, decides by itself).
   const int c = CompareBytes(part.substr(0, p), index_prefix);
   if (c != 0) {
-    index_iter->SeekFromRestart(key, c < 0 ? 0 : n);
+    index_iter->SeekFromRestart(key,
+                                c < 0 ? 0 : (index_last_outside ? n - 1 : n));
     return;
   }
   // Entries whose word is below the target's are before it, those above

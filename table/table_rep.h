@@ -44,14 +44,18 @@ struct Table::Rep {
   std::unique_ptr<Block> index;
   // When every index entry is a restart point (as the builder writes them)
   // and the comparator orders a part of each key bytewise first
-  // (Comparator::BytewisePart): the bytes every index key's part starts
-  // with (the common prefix of the first and the last), and the word
-  // (BytewiseOrderWord) of each index key's part after that prefix, in
-  // order. Else both empty. A search narrows to the entries whose word ties
-  // the target's in this array, in memory, instead of a binary search whose
-  // every step reads a key out of the index block.
+  // (Comparator::BytewisePart): the bytes every index key's part but perhaps
+  // the last's starts with (the common prefix of the first and the one
+  // before the last), and the word (BytewiseOrderWord) of each index key's
+  // part after that prefix, in order; the last key's word is the largest
+  // there is when its part lacks the prefix (index_last_outside: it then
+  // sorts after every part that has it). Else both empty. A search narrows
+  // to the entries whose word ties the target's in this array, in memory,
+  // instead of a binary search whose every step reads a key out of the
+  // index block.
   std::string index_prefix;
   std::vector<uint64_t> index_words;
+  bool index_last_outside = false;
   std::unique_ptr<FilterReader> filter;  // nullptr: no filter
   // filter.get() when it is a modular filter (filter/modular_bloom.h).
   const ModularBloomReader* modular = nullptr;

@@ -197,7 +197,7 @@ TEST_P(TableRoundTripTest, TinyBlocksAndRestartIntervals) {
 // each other, so that words tie and pad; with one entry per block every key
 // is also an index key. Then the same keys behind a prefix they all share
 // (as zero-padded numbers do), which CheckTable's seeks to "" and past
-// "\xff\xff" fall before and after.
+// "\xff\xff" fall before and after, and a last key outside that prefix.
 TEST_P(TableRoundTripTest, KeysSharingTheirFirstEightBytes) {
   Random rnd(31);
   const char alphabet[] = {'\x01', 'a', 'b', '\xfe'};  // all before \xff\xff
@@ -221,11 +221,32 @@ TEST_P(TableRoundTripTest, KeysSharingTheirFirstEightBytes) {
     for (const std::string& k : keys) {
       model.emplace_back(shared + k, test::RandomString(&rnd, 10));
     }
+    if (!shared.empty()) {
+      model.emplace_back("shared/prefix/1", test::RandomString(&rnd, 10));
+    }
     for (size_t block_size : {size_t{1}, size_t{200}}) {
       SCOPED_TRACE(testing::Message() << shared << " " << block_size);
       TableOptions o = Options();
       o.block_size = block_size;
       RoundTrip(model, o);
+      if (shared.empty()) continue;
+      // The index keys but the last share a longer prefix than the first
+      // and the last do: the last block's separator is a short successor of
+      // the last key ("t"), and the last key has left the prefix. Targets
+      // above the prefix land in the last block.
+      auto table = test::OpenTable(env_.get(), "/t.sst", o);
+      ASSERT_TRUE(table.ok()) << table.status();
+      auto it = (*table)->NewIterator(ReadOptions());
+      for (const char* target : {"shared/prefix/0001", "shared/prefix/05"}) {
+        it->Seek(target);
+        ASSERT_TRUE(it->Valid()) << target;
+        EXPECT_EQ(it->key(), model.back().first);
+      }
+      for (const char* target : {"shared/prefix/1\x01", "s\xff", "t"}) {
+        it->Seek(target);
+        EXPECT_FALSE(it->Valid()) << target;
+        EXPECT_TRUE(it->status().ok()) << it->status();
+      }
     }
   }
 }
