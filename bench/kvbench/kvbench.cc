@@ -89,6 +89,9 @@ int Main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false));
   app.add_option("--max_file_size", config.max_file_size, "Table bytes")
       ->transform(CLI::AsSizeValue(false));
+  app.add_option("--block_restart_interval", config.block_restart_interval,
+                 "Entries between full keys in a data block")
+      ->check(CLI::Range(1, 1 << 16));
   app.add_flag("--use_direct_reads", config.use_direct_reads,
                "Read tables with O_DIRECT (Options::use_direct_reads): the "
                "block cache is the only cache and block reads are device "

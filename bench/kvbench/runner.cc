@@ -73,6 +73,7 @@ Options BenchConfig::MakeOptions() const {
   o.create_if_missing = true;
   o.write_buffer_size = write_buffer_size;
   o.max_file_size = max_file_size;
+  o.block_restart_interval = block_restart_interval;
   o.compression = compression;
   o.block_cache_capacity = cache_size;
   o.use_direct_reads = use_direct_reads;

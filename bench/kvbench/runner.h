@@ -63,6 +63,8 @@ struct BenchConfig {
   size_t cache_size = 8 << 20;
   size_t write_buffer_size = 4 << 20;
   size_t max_file_size = 2 << 20;
+  // Options::block_restart_interval of the tables a fill writes.
+  int block_restart_interval = Options().block_restart_interval;
   int threads = 1;
   int batch_size = 32;  // keys per MultiGet in the multiread workloads
   uint64_t seed = 301;
