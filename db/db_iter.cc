@@ -431,6 +431,11 @@ std::unique_ptr<Iterator> NewInternalIterator(const InternalKeyComparator* icmp,
                                               const IteratorPins& pins,
                                               const ReadOptions& options) {
   std::vector<std::unique_ptr<Iterator>> children;
+  // Memtables, one per level-0 table, one per other level: reserved at once
+  // rather than grown (an iterator is made per scan; each growth is an
+  // allocation and a move of the children).
+  children.reserve(2 + static_cast<size_t>(pins.version->NumFiles(0)) +
+                   config::kNumLevels - 1);
   children.push_back(pins.mem->NewIterator());
   if (pins.imm != nullptr) children.push_back(pins.imm->NewIterator());
   pins.version->AddIterators(options, &children, pins.stats.get(),
