@@ -281,8 +281,7 @@ bool BlockIterator::ParseNextEntry() {
     Corrupt(current_);
     return false;
   }
-  key_.resize(shared);
-  key_.append(p, non_shared);
+  key_.TruncateAndAppend(shared, std::string_view(p, non_shared));
   value_ = std::string_view(p + non_shared, value_length);
   next_ = static_cast<uint32_t>((p + non_shared + value_length) - data_);
   return true;
@@ -412,7 +411,7 @@ void BlockIterator::SeekFromRestart(std::string_view target, uint32_t restart) {
 
 void BlockIterator::ScanTo(std::string_view target) {
   while (ParseNextEntry()) {
-    if (comparator_->Compare(key_, target) >= 0) return;
+    if (comparator_->Compare(key_.view(), target) >= 0) return;
   }
 }
 
@@ -443,7 +442,7 @@ void BlockIterator::Seek(std::string_view target) {
   if (Valid()) {
     // Seeks often land near the last one (the table iterator seeks within a
     // block it already has): narrow the search with the current position.
-    const int c = comparator_->Compare(key_, target);
+    const int c = comparator_->Compare(key_.view(), target);
     if (c == 0) return;  // keys are distinct: this is the first >= target
     if (c < 0) {
       left = restart_index_;

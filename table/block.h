@@ -17,6 +17,7 @@
 #include "util/cache.h"
 #include "util/coding.h"
 #include "util/comparator.h"
+#include "util/key_buffer.h"
 
 namespace sift {
 
@@ -111,6 +112,7 @@ class BlockRef {
 // Iterates over one block. Seek binary-searches the restart points, then
 // scans forward; Prev rescans from the restart point before the current entry.
 // A damaged entry makes the iterator !Valid() with an absl::DataLossError.
+// Not movable: key() views a buffer inside the iterator.
 //
 // Thread safety: not safe for concurrent use.
 class BlockIterator final : public Iterator {
@@ -135,7 +137,7 @@ class BlockIterator final : public Iterator {
   void Seek(std::string_view target) override;
   void Next() override;
   void Prev() override;
-  std::string_view key() const override { return key_; }
+  std::string_view key() const override { return key_.view(); }
   std::string_view value() const override { return value_; }
   absl::Status status() const override { return status_; }
 
@@ -214,7 +216,7 @@ class BlockIterator final : public Iterator {
   uint32_t restart_index_;
   // Offset of restart point restart_index_ + 1 (restart_offset_ if none).
   uint32_t next_restart_;
-  std::string key_;
+  KeyBuffer key_;
   std::string_view value_;
   absl::Status status_;
   BlockRef pin_;
