@@ -8,6 +8,7 @@
 #include "db/skiplist.h"
 #include "util/arena.h"
 #include "util/coding.h"
+#include "util/key_buffer.h"
 
 namespace sift {
 namespace {
@@ -57,9 +58,13 @@ class MemTableIterator final : public Iterator {
   void SeekToLast() override { iter_.SeekToLast(); }
   void Seek(std::string_view target) override {
     // Entries are keyed by length-prefixed internal keys.
-    seek_key_.clear();
-    PutLengthPrefixed(&seek_key_, target);
-    iter_.Seek(seek_key_.data());
+    char length[5];
+    const char* end =
+        EncodeVarint32(length, static_cast<uint32_t>(target.size()));
+    seek_key_.TruncateAndAppend(
+        0, std::string_view(length, static_cast<size_t>(end - length)));
+    seek_key_.TruncateAndAppend(seek_key_.size(), target);
+    iter_.Seek(seek_key_.view().data());
   }
   void Next() override { iter_.Next(); }
   void Prev() override { iter_.Prev(); }
@@ -75,7 +80,7 @@ class MemTableIterator final : public Iterator {
 
  private:
   Table::Iterator iter_;
-  std::string seek_key_;
+  KeyBuffer seek_key_;  // a key of a few dozen bytes allocates nothing
 };
 
 }  // namespace
