@@ -82,9 +82,10 @@ std::unique_ptr<Iterator> NewGlobalSeqnoIterator(
 std::unique_ptr<Iterator> NewTableFileIterator(TableCache* table_cache,
                                                const ReadOptions& options,
                                                const FileMetaData& file,
-                                               ReadStats* stats) {
+                                               ReadStats* stats,
+                                               const TablePinHint* pin_hint) {
   std::unique_ptr<Iterator> iter =
-      table_cache->NewIterator(options, file.number, file.file_size, stats);
+      table_cache->NewIterator(options, file, stats, pin_hint);
   if (file.global_seqno == 0) return iter;
   return NewGlobalSeqnoIterator(std::move(iter), file.global_seqno);
 }

@@ -29,12 +29,15 @@ std::unique_ptr<Iterator> NewGlobalSeqnoIterator(
     std::unique_ptr<Iterator> table_iter, SequenceNumber global_seqno);
 
 // An iterator over the table of `file` through `table_cache` (which must
-// outlive it), with file.global_seqno applied when it is set; block reads
-// counted into *stats (nullable, outlives it) as Table::NewIterator says.
-std::unique_ptr<Iterator> NewTableFileIterator(TableCache* table_cache,
-                                               const ReadOptions& options,
-                                               const FileMetaData& file,
-                                               ReadStats* stats = nullptr);
+// outlive it, as must `file`), with file.global_seqno applied when it is
+// set; block reads counted into *stats (nullable, outlives it) as
+// Table::NewIterator says. A table pinned in `file` is read without a cache
+// lookup; with `pin_hint` (nullable) one not pinned yet may be pinned
+// (TableCache::NewIterator).
+std::unique_ptr<Iterator> NewTableFileIterator(
+    TableCache* table_cache, const ReadOptions& options,
+    const FileMetaData& file, ReadStats* stats = nullptr,
+    const TablePinHint* pin_hint = nullptr);
 
 // Whether a read at `sequence` may see any entry of `file`: false only for a
 // file with a global sequence number above it (ingested after the snapshot).

@@ -24,7 +24,8 @@ class LevelIterator final : public Iterator {
  public:
   LevelIterator(TableCache* table_cache, const InternalKeyComparator* icmp,
                 const ReadOptions& options, const FileList& files, size_t begin,
-                size_t end, ReadStats* stats, DeferredPositions* deferred)
+                size_t end, ReadStats* stats, DeferredPositions* deferred,
+                std::optional<TablePinHint> pin_hint)
       : table_cache_(table_cache),
         icmp_(icmp),
         options_(options),
@@ -33,6 +34,7 @@ class LevelIterator final : public Iterator {
         end_(end),
         stats_(stats),
         report_(deferred),
+        pin_hint_(pin_hint),
         index_(end),
         table_index_(end) {}
 
@@ -162,7 +164,9 @@ class LevelIterator final : public Iterator {
   // table could not be opened.
   bool OpenTable(size_t i) const {
     if (table_ != nullptr && table_index_ == i) return true;
-    table_ = NewTableFileIterator(table_cache_, options_, *files_[i], stats_);
+    table_ =
+        NewTableFileIterator(table_cache_, options_, *files_[i], stats_,
+                             pin_hint_.has_value() ? &*pin_hint_ : nullptr);
     table_index_ = i;
     absl::Status s = table_->status();
     return s.ok() || Fail(std::move(s));
@@ -219,6 +223,7 @@ class LevelIterator final : public Iterator {
   const size_t end_;
   ReadStats* const stats_;
   DeferredPositions* const report_;  // null: never deferred
+  const std::optional<TablePinHint> pin_hint_;
   // Position and the open table; mutable because value() may open a
   // deferred position's table (see the file comment of level_iterator.h).
   mutable size_t index_;
@@ -230,14 +235,13 @@ class LevelIterator final : public Iterator {
 
 }  // namespace
 
-std::unique_ptr<Iterator> NewLevelIterator(TableCache* table_cache,
-                                           const InternalKeyComparator* icmp,
-                                           const ReadOptions& options,
-                                           const FileList& files, size_t begin,
-                                           size_t end, ReadStats* stats,
-                                           DeferredPositions* deferred) {
+std::unique_ptr<Iterator> NewLevelIterator(
+    TableCache* table_cache, const InternalKeyComparator* icmp,
+    const ReadOptions& options, const FileList& files, size_t begin, size_t end,
+    ReadStats* stats, DeferredPositions* deferred,
+    std::optional<TablePinHint> pin_hint) {
   return std::make_unique<LevelIterator>(table_cache, icmp, options, files,
-                                         begin, end, stats, deferred);
+                                         begin, end, stats, deferred, pin_hint);
 }
 
 }  // namespace sift

@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "db/dbformat.h"
@@ -64,12 +65,14 @@ struct DeferredPositions {
 // and the bounds' bytes in `options` outlive the iterator. `deferred`:
 // take deferred positions and report them there (null: never defer, as
 // compaction, which reads every value, wants); it must outlive the iterator.
-std::unique_ptr<Iterator> NewLevelIterator(TableCache* table_cache,
-                                           const InternalKeyComparator* icmp,
-                                           const ReadOptions& options,
-                                           const FileList& files, size_t begin,
-                                           size_t end, ReadStats* stats,
-                                           DeferredPositions* deferred);
+// `pin_hint`: where the level stands in its version, so that the tables it
+// opens may be pinned (TableCache::GetTable); none: tables are found in the
+// cache unless pinned already (compaction's inputs are about to go).
+std::unique_ptr<Iterator> NewLevelIterator(
+    TableCache* table_cache, const InternalKeyComparator* icmp,
+    const ReadOptions& options, const FileList& files, size_t begin, size_t end,
+    ReadStats* stats, DeferredPositions* deferred,
+    std::optional<TablePinHint> pin_hint = std::nullopt);
 
 }  // namespace sift
 

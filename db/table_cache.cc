@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -110,6 +111,48 @@ class TableHoldingIterator final : public Iterator {
   ReadStats* const stats_;  // non-null while to_judge_ is set
   std::optional<RangeMaybe> to_judge_;
 };
+
+// The holder of a table that its FileMetaData keeps open (pinned in
+// FileMetaData::pin, for as long as the file lives): the iterator holds
+// nothing.
+struct Unheld {};
+
+// An iterator over `table`, kept open by `holder` while it lives: empty when
+// options' bounds confine the scan to one prefix that the table's prefix
+// filter rules out (no block read), or when both bounds are set and the
+// table's range filter rules the range out; else the table's iterator,
+// wrapped where something must be held or a range filter's "maybe" judged.
+template <typename Holder>
+std::unique_ptr<Iterator> IteratorOver(Holder holder, const Table& table,
+                                       const ReadOptions& options,
+                                       ReadStats* stats,
+                                       const PrefixExtractor* prefix_extractor,
+                                       const Comparator* user_comparator) {
+  if (const std::optional<std::string_view> prefix =
+          ScanPrefix(options, prefix_extractor);
+      prefix.has_value() && !table.PrefixMayMatch(*prefix, stats)) {
+    return NewEmptyIterator();
+  }
+  if (options.iterate_lower_bound.has_value() &&
+      options.iterate_upper_bound.has_value()) {
+    if (!table.RangeMayMatch(options.iterate_lower_bound,
+                             options.iterate_upper_bound, stats)) {
+      return NewEmptyIterator();
+    }
+    if (table.has_range_filter() && stats != nullptr) {
+      return std::make_unique<TableHoldingIterator<Holder>>(
+          std::move(holder), table, options, stats,
+          RangeMaybe{user_comparator, *options.iterate_lower_bound,
+                     *options.iterate_upper_bound});
+    }
+  }
+  if constexpr (std::is_same_v<Holder, Unheld>) {
+    return table.NewIterator(options, stats);
+  } else {
+    return std::make_unique<TableHoldingIterator<Holder>>(
+        std::move(holder), table, options, stats);
+  }
+}
 
 RandomAccessMode ReadModeOf(const Options& options) {
   if (options.use_direct_reads) return RandomAccessMode::kDirect;
@@ -331,29 +374,37 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
   absl::StatusOr<TableRef> ref = FindTable(file_number, file_size);
   if (!ref.ok()) return NewEmptyIterator(ref.status());
   const Table& t = ref->table();
-  // A scan confined to one prefix leaves out a table whose prefix filter
-  // rules it out, before reading any of its blocks.
-  if (const std::optional<std::string_view> prefix =
-          ScanPrefix(options, table_options_.prefix_extractor.get());
-      prefix.has_value() && !t.PrefixMayMatch(*prefix, stats)) {
-    return NewEmptyIterator();
+  return IteratorOver(*std::move(ref), t, options, stats,
+                      table_options_.prefix_extractor.get(), user_comparator_);
+}
+
+std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
+                                                  const FileMetaData& file,
+                                                  ReadStats* stats,
+                                                  const PinHint* pin_hint) {
+  const PrefixExtractor* const prefix_extractor =
+      table_options_.prefix_extractor.get();
+  if (read_mode_ == RandomAccessMode::kDirect && !options.fill_cache) {
+    return NewIterator(options, file.number, file.file_size, stats);
   }
-  // So does a scan with both bounds whose range filter rules them out.
-  if (options.iterate_lower_bound.has_value() &&
-      options.iterate_upper_bound.has_value()) {
-    if (!t.RangeMayMatch(options.iterate_lower_bound,
-                         options.iterate_upper_bound, stats)) {
-      return NewEmptyIterator();
-    }
-    if (t.has_range_filter() && stats != nullptr) {
-      return std::make_unique<TableHoldingIterator<TableRef>>(
-          *std::move(ref), t, options, stats,
-          RangeMaybe{user_comparator_, *options.iterate_lower_bound,
-                     *options.iterate_upper_bound});
-    }
+  if (const Table* pinned = file.pin.table(); pinned != nullptr) {
+    return IteratorOver(Unheld{}, *pinned, options, stats, prefix_extractor,
+                        user_comparator_);
   }
-  return std::make_unique<TableHoldingIterator<TableRef>>(*std::move(ref), t,
-                                                          options, stats);
+  if (pin_hint == nullptr) {
+    return NewIterator(options, file.number, file.file_size, stats);
+  }
+  // Iterators never counted table loads; GetTable is not asked to either.
+  TableRef ref;
+  absl::StatusOr<const Table*> table =
+      GetTable(file, &ref, *pin_hint, /*stats=*/nullptr);
+  if (!table.ok()) return NewEmptyIterator(table.status());
+  if (!ref.valid()) {  // pinned in `file` now
+    return IteratorOver(Unheld{}, **table, options, stats, prefix_extractor,
+                        user_comparator_);
+  }
+  return IteratorOver(std::move(ref), **table, options, stats, prefix_extractor,
+                      user_comparator_);
 }
 
 TableCache::TableRef TableCache::LookupOpenTable(uint64_t file_number) const {

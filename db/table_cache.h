@@ -142,6 +142,17 @@ class TableCache {
                                         uint64_t file_size,
                                         ReadStats* stats = nullptr);
 
+  // NewIterator over `file`'s table, as above, but a table pinned in
+  // file.pin (GetTable) is used as it is: no cache lookup, no reference to
+  // take and give back. With `pin_hint`, a table not pinned yet is found as
+  // GetTable finds it, and pinned if its policy allows. REQUIRES: as above,
+  // and `file` outlives the iterator (its pin may be what keeps the table
+  // open).
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                        const FileMetaData& file,
+                                        ReadStats* stats,
+                                        const PinHint* pin_hint);
+
   // Table file_number if it is open right now, else a TableRef that is not
   // valid(). Does not open the table (but counts as a use for the LRU order).
   TableRef LookupOpenTable(uint64_t file_number) const;

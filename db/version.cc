@@ -81,12 +81,10 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
   return !BeforeFile(ucmp, largest_user_key, *files[index]);
 }
 
-std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
-                                              const InternalKeyComparator* icmp,
-                                              const ReadOptions& options,
-                                              const FileList& files,
-                                              ReadStats* stats,
-                                              DeferredPositions* deferred) {
+std::unique_ptr<Iterator> NewFileListIterator(
+    TableCache* table_cache, const InternalKeyComparator* icmp,
+    const ReadOptions& options, const FileList& files, ReadStats* stats,
+    DeferredPositions* deferred, std::optional<TablePinHint> pin_hint) {
   // Only the files that overlap the bounds: the first whose largest key is
   // at or past the lower bound, up to the first whose smallest key is at or
   // past the upper bound. A scan then never opens a table outside them.
@@ -110,7 +108,7 @@ std::unique_ptr<Iterator> NewFileListIterator(TableCache* table_cache,
   }
   if (begin >= end) return NewEmptyIterator();
   return NewLevelIterator(table_cache, icmp, options, files, begin, end, stats,
-                          deferred);
+                          deferred, pin_hint);
 }
 
 double MaxBytesForLevel(int level) {
@@ -490,15 +488,22 @@ void Version::AddIterators(const ReadOptions& options,
                            DeferredPositions* deferred) const {
   // Tables and levels outside the iteration bounds are left out: an
   // iterator costs what its range touches, not what the tree holds.
+  // The tables they open are pinned as point reads pin them (GetTable's
+  // policy), so that later iterators find them without a cache lookup.
   const Comparator* ucmp = icmp_->user_comparator();
-  for (const auto& f : files_[0]) {
-    if (OutsideBounds(ucmp, options, *f)) continue;
-    iters->push_back(NewTableFileIterator(table_cache_, options, *f, stats));
+  if (!files_[0].empty()) {
+    const TableCache::PinHint hint = PinHintFor(0);
+    for (const auto& f : files_[0]) {
+      if (OutsideBounds(ucmp, options, *f)) continue;
+      iters->push_back(
+          NewTableFileIterator(table_cache_, options, *f, stats, &hint));
+    }
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
     if (!files_[level].empty()) {
       iters->push_back(NewFileListIterator(table_cache_, icmp_, options,
-                                           files_[level], stats, deferred));
+                                           files_[level], stats, deferred,
+                                           PinHintFor(level)));
     }
   }
 }

@@ -48,10 +48,12 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
 // as Table::NewIterator says. REQUIRES: `files` (not copied), `table_cache`,
 // `icmp`, *stats and *deferred outlive the iterator, and so do the bounds'
 // bytes.
+// `pin_hint`: as NewLevelIterator's.
 std::unique_ptr<Iterator> NewFileListIterator(
     TableCache* table_cache, const InternalKeyComparator* icmp,
     const ReadOptions& options, const FileList& files,
-    ReadStats* stats = nullptr, DeferredPositions* deferred = nullptr);
+    ReadStats* stats = nullptr, DeferredPositions* deferred = nullptr,
+    std::optional<TablePinHint> pin_hint = std::nullopt);
 
 // The set of tables making up the database at one point: per level, the files
 // in it. Level 0 files may overlap each other and are kept in the order they
