@@ -78,7 +78,6 @@ void Table::Rep::BuildIndexWords() {
   std::string prefix(part.substr(0, p));
   std::vector<uint64_t> words;
   words.reserve(n);
-  bool last_outside = false;
   for (; it.Valid(); it.Next()) {
     // More entries than restart points (an index written with a longer
     // restart interval), no part, or keys out of order: no words.
@@ -91,7 +90,6 @@ void Table::Rep::BuildIndexWords() {
       // after every part that has the prefix (they differ inside it): it
       // sorts after every word.
       w = std::numeric_limits<uint64_t>::max();
-      last_outside = true;
     } else {
       return;
     }
@@ -101,7 +99,6 @@ void Table::Rep::BuildIndexWords() {
   if (!it.status().ok() || words.size() != n) return;
   index_prefix = std::move(prefix);
   index_words = std::move(words);
-  index_last_outside = last_outside;
 }
 
 void Table::Rep::SeekIndex(BlockIterator* index_iter,
@@ -115,11 +112,10 @@ void Table::Rep::SeekIndex(BlockIterator* index_iter,
   const size_t p = index_prefix.size();
   // Every index key's part but perhaps the last's starts with index_prefix:
   // a target whose part starts below it is before them all, one above it
-  // after all of those (and the last, if outside, decides by itself).
+  // after all of those; the last (which may lack the prefix) is compared.
   const int c = CompareBytes(part.substr(0, p), index_prefix);
   if (c != 0) {
-    index_iter->SeekFromRestart(key,
-                                c < 0 ? 0 : (index_last_outside ? n - 1 : n));
+    index_iter->SeekFromRestart(key, c < 0 ? 0 : n - 1);
     return;
   }
   // Entries whose word is below the target's are before it, those above

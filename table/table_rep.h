@@ -48,14 +48,13 @@ struct Table::Rep {
   // the last's starts with (the common prefix of the first and the one
   // before the last), and the word (BytewiseOrderWord) of each index key's
   // part after that prefix, in order; the last key's word is the largest
-  // there is when its part lacks the prefix (index_last_outside: it then
-  // sorts after every part that has it). Else both empty. A search narrows
+  // there is when its part lacks the prefix (it then sorts after every part
+  // that has it). Else both empty. A search narrows
   // to the entries whose word ties the target's in this array, in memory,
   // instead of a binary search whose every step reads a key out of the
   // index block.
   std::string index_prefix;
   std::vector<uint64_t> index_words;
-  bool index_last_outside = false;
   std::unique_ptr<FilterReader> filter;  // nullptr: no filter
   // filter.get() when it is a modular filter (filter/modular_bloom.h).
   const ModularBloomReader* modular = nullptr;
