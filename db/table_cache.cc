@@ -387,23 +387,23 @@ std::unique_ptr<Iterator> TableCache::NewIterator(const ReadOptions& options,
   if (read_mode_ == RandomAccessMode::kDirect && !options.fill_cache) {
     return NewIterator(options, file.number, file.file_size, stats);
   }
-  if (const Table* pinned = file.pin.table(); pinned != nullptr) {
-    return IteratorOver(Unheld{}, *pinned, options, stats, prefix_extractor,
-                        user_comparator_);
-  }
-  if (pin_hint == nullptr) {
-    return NewIterator(options, file.number, file.file_size, stats);
-  }
-  // Iterators never counted table loads; GetTable is not asked to either.
   TableRef ref;
-  absl::StatusOr<const Table*> table =
-      GetTable(file, &ref, *pin_hint, /*stats=*/nullptr);
-  if (!table.ok()) return NewEmptyIterator(table.status());
-  if (!ref.valid()) {  // pinned in `file` now
-    return IteratorOver(Unheld{}, **table, options, stats, prefix_extractor,
+  const Table* table = file.pin.table();
+  if (table == nullptr) {
+    if (pin_hint == nullptr) {
+      return NewIterator(options, file.number, file.file_size, stats);
+    }
+    // Iterators never counted table loads; GetTable is not asked to either.
+    absl::StatusOr<const Table*> found =
+        GetTable(file, &ref, *pin_hint, /*stats=*/nullptr);
+    if (!found.ok()) return NewEmptyIterator(found.status());
+    table = *found;
+  }
+  if (!ref.valid()) {  // pinned in `file`
+    return IteratorOver(Unheld{}, *table, options, stats, prefix_extractor,
                         user_comparator_);
   }
-  return IteratorOver(std::move(ref), **table, options, stats, prefix_extractor,
+  return IteratorOver(std::move(ref), *table, options, stats, prefix_extractor,
                       user_comparator_);
 }
 
