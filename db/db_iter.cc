@@ -36,7 +36,6 @@ class DBIter final : public Iterator {
          SequenceNumber sequence, const ReadOptions& options, IteratorPins pins)
       : pins_(std::move(pins)),
         icmp_(icmp),
-        ucmp_(icmp->user_comparator()),
         iter_(std::move(internal)),
         sequence_(sequence),
         options_(options),
@@ -128,7 +127,7 @@ class DBIter final : public Iterator {
     direction_ = kForward;
     ClearSavedValue();
     saved_key_.clear();
-    if (lower_.has_value() && ucmp_->Compare(target, *lower_) < 0) {
+    if (lower_.has_value() && icmp_->CompareUserKeys(target, *lower_) < 0) {
       target = *lower_;
     }
     if (PastUpperBound(target)) return Stop();
@@ -193,7 +192,8 @@ class DBIter final : public Iterator {
           CheckStatus();
           return;
         }
-        if (ucmp_->Compare(ExtractUserKey(iter_->key()), saved_key_) < 0) {
+        if (icmp_->CompareUserKeys(ExtractUserKey(iter_->key()), saved_key_) <
+            0) {
           break;
         }
       }
@@ -212,7 +212,8 @@ class DBIter final : public Iterator {
   void EnterPrefixScope(std::string_view target) {
     const std::optional<std::string_view>& user_lower =
         options_.iterate_lower_bound;
-    if (user_lower.has_value() && ucmp_->Compare(target, *user_lower) < 0) {
+    if (user_lower.has_value() &&
+        icmp_->CompareUserKeys(target, *user_lower) < 0) {
       target = *user_lower;
     }
     const PrefixExtractor& extractor = *pins_.prefix_extractor;
@@ -228,13 +229,15 @@ class DBIter final : public Iterator {
     ReadOptions scoped = options_;
     // The prefix's range [prefix, successor) inside options' bounds. A
     // lower bound after the prefix but before target starts with it too.
-    if (!user_lower.has_value() || ucmp_->Compare(*user_lower, prefix_) < 0) {
+    if (!user_lower.has_value() ||
+        icmp_->CompareUserKeys(*user_lower, prefix_) < 0) {
       scoped.iterate_lower_bound = prefix_;
     }
     if (std::optional<std::string> successor = PrefixSuccessor(prefix_);
         successor.has_value() &&
         (!options_.iterate_upper_bound.has_value() ||
-         ucmp_->Compare(*successor, *options_.iterate_upper_bound) < 0)) {
+         icmp_->CompareUserKeys(*successor, *options_.iterate_upper_bound) <
+             0)) {
       prefix_upper_ = *std::move(successor);
       scoped.iterate_upper_bound = prefix_upper_;
     }
@@ -279,7 +282,8 @@ class DBIter final : public Iterator {
           // Every older entry of this user key is deleted.
           skip->assign(ikey.user_key);
           skipping = true;
-        } else if (!skipping || ucmp_->Compare(ikey.user_key, *skip) > 0) {
+        } else if (!skipping ||
+                   icmp_->CompareUserKeys(ikey.user_key, *skip) > 0) {
           saved_key_.clear();
           valid_ = true;
           if (pins_.deferred != nullptr && pins_.deferred->count > 0) {
@@ -324,7 +328,7 @@ class DBIter final : public Iterator {
       }
       if (ikey.sequence <= sequence_) {
         if (value_type != kTypeDeletion &&
-            ucmp_->Compare(ikey.user_key, saved_key_) < 0) {
+            icmp_->CompareUserKeys(ikey.user_key, saved_key_) < 0) {
           // saved_key_ holds the answer; iter_ stays before its entries.
           valid_ = true;
           return;
@@ -366,14 +370,14 @@ class DBIter final : public Iterator {
   }
 
   bool PastUpperBound(std::string_view user_key) const {
-    return upper_.has_value() && ucmp_->Compare(user_key, *upper_) >= 0;
+    return upper_.has_value() && icmp_->CompareUserKeys(user_key, *upper_) >= 0;
   }
   bool BeforeLowerBound(std::string_view user_key) const {
-    return lower_.has_value() && ucmp_->Compare(user_key, *lower_) < 0;
+    return lower_.has_value() && icmp_->CompareUserKeys(user_key, *lower_) < 0;
   }
   bool EmptyBounds() const {
     return lower_.has_value() && upper_.has_value() &&
-           ucmp_->Compare(*lower_, *upper_) >= 0;
+           icmp_->CompareUserKeys(*lower_, *upper_) >= 0;
   }
   // Not Valid(), without touching iter_: nothing inside the bounds is left
   // in the direction asked.
@@ -401,8 +405,9 @@ class DBIter final : public Iterator {
 
   // Declared first: destroyed after iter_, which points into what they pin.
   const IteratorPins pins_;
+  // User keys compare through icmp_->CompareUserKeys: inline for the bytewise
+  // order, where a Comparator call would be virtual on every step.
   const InternalKeyComparator* const icmp_;
-  const Comparator* const ucmp_;
   // Declared before iter_, which may hold views of them (prefix scope).
   std::string prefix_;        // in_prefix_: the scope's prefix
   std::string prefix_upper_;  // in_prefix_: its successor, if the bound

@@ -2,22 +2,29 @@
 //
 // Order: entries are yielded sorted by (key, child index), so equal keys from
 // different children come out earlier child first going forward, and in the
-// mirror order going backward. Children are ranked by a linear scan: the DB
-// merges a few memtables and level-0 tables plus one iterator per deeper
-// level, a number small enough that a scan beats a heap's bookkeeping. The
-// scan keeps the runner-up as well as the current child: a step usually
-// leaves the current child first (the deepest level holds most keys, so runs
-// of entries come from one child), which one comparison with the runner-up
-// confirms; only when it does not are all children ranked again.
+// mirror order going backward.
 //
-// Invariant while Valid(): in the forward direction every child is positioned
-// at its first entry after the current one in (key, child) order, or at the
+// The DB merges a few memtables and level-0 tables plus one iterator per
+// deeper level, few enough that a sorted array beats a heap's bookkeeping:
+// the valid children are kept in order of their current entries (first in
+// the direction of travel at the front), each with its key. A step moves the
+// front child and sinks it past the children now before it: one comparison
+// when it stays first (the deepest level holds most keys, so runs of entries
+// come from one child), one more per child it passes. The cached keys spare
+// the comparisons and key() the virtual calls down each child's stack of
+// iterators (a level iterator, its table's, its block's).
+//
+// Invariants while status_ is OK: slots_[0, valid_) holds every valid child
+// once, with key == its child's key(), sorted by Before(); current_ is the
+// child of slots_[0] (nullptr when valid_ == 0). Forward, every child is at
+// its first entry after the current one in (key, child) order, or at the
 // current one (the current child); backward, at its last entry before it.
-// runner_up_ is the valid child that would come next in the direction of
-// travel if current_ were gone (kNone if current_ is the only valid one).
+// Only this class moves the children, and every move ends by refreshing the
+// slots (a child's key view lives until the child moves).
 
 #include <cassert>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,7 +37,12 @@ class MergingIterator final : public Iterator {
  public:
   MergingIterator(const Comparator* comparator,
                   std::vector<std::unique_ptr<Iterator>> children)
-      : comparator_(comparator), children_(std::move(children)) {}
+      : comparator_(comparator), children_(std::move(children)) {
+    if (children_.size() > kInlineSlots) {
+      heap_slots_ = std::make_unique<Slot[]>(children_.size());
+      slots_ = heap_slots_.get();
+    }
+  }
 
   bool Valid() const override { return current_ != nullptr; }
 
@@ -69,12 +81,13 @@ class MergingIterator final : public Iterator {
     if (direction_ != kForward) {
       // Children other than the current one sit before it; move each to its
       // first entry after (key(), current child).
-      const std::string saved(current_->key());
+      const size_t current = slots_[0].child;
+      const std::string saved(slots_[0].key);
       for (size_t i = 0; i < children_.size(); ++i) {
-        if (i == current_index_) continue;
+        if (i == current) continue;
         Iterator* child = children_[i].get();
         child->Seek(saved);
-        if (i < current_index_) {
+        if (i < current) {
           // An equal key in an earlier child comes before the current entry.
           while (child->Valid() &&
                  comparator_->Compare(child->key(), saved) == 0) {
@@ -84,10 +97,9 @@ class MergingIterator final : public Iterator {
         if (!CheckChild(i)) return;
       }
       direction_ = kForward;
-      Rank();
+      Rank();  // the current child stays in front: the others are after it
     }
     current_->Next();
-    if (!CheckChild(current_index_)) return;
     AfterStep();
   }
 
@@ -96,15 +108,16 @@ class MergingIterator final : public Iterator {
     if (direction_ != kReverse) {
       // Children other than the current one sit after it; move each to its
       // last entry before (key(), current child).
-      const std::string saved(current_->key());
+      const size_t current = slots_[0].child;
+      const std::string saved(slots_[0].key);
       for (size_t i = 0; i < children_.size(); ++i) {
-        if (i == current_index_) continue;
+        if (i == current) continue;
         Iterator* child = children_[i].get();
         child->Seek(saved);
         if (!CheckChild(i)) return;
         // An equal key in an earlier child comes before the current entry and
         // stays; anything else at or after `saved` is stepped back over.
-        const bool keep = i < current_index_ && child->Valid() &&
+        const bool keep = i < current && child->Valid() &&
                           comparator_->Compare(child->key(), saved) == 0;
         if (keep) continue;
         if (child->Valid()) {
@@ -117,7 +130,7 @@ class MergingIterator final : public Iterator {
         // added after the Seek found nothing at or after `saved`. Step back
         // over anything that does not come before the current entry.
         while (child->Valid() &&
-               !BeforeInReverse(i, child->key(), saved, current_index_)) {
+               !BeforeInReverse(i, child->key(), saved, current)) {
           child->Prev();
         }
         if (!CheckChild(i)) return;
@@ -126,13 +139,12 @@ class MergingIterator final : public Iterator {
       Rank();
     }
     current_->Prev();
-    if (!CheckChild(current_index_)) return;
     AfterStep();
   }
 
   std::string_view key() const override {
     assert(Valid());
-    return current_->key();
+    return slots_[0].key;
   }
   std::string_view value() const override {
     assert(Valid());
@@ -143,6 +155,14 @@ class MergingIterator final : public Iterator {
  private:
   enum Direction { kForward, kReverse };
 
+  // A valid child and its current key.
+  struct Slot {
+    std::string_view key;
+    size_t child;
+  };
+  // Merges of up to this many children keep their slots inside the iterator.
+  static constexpr size_t kInlineSlots = 8;
+
   // After child i moved: if it stopped on an error, the whole merge stops
   // there (skipping a failed child would silently drop its entries).
   bool CheckChild(size_t i) {
@@ -150,21 +170,23 @@ class MergingIterator final : public Iterator {
     if (child->Valid()) return true;
     absl::Status s = child->status();
     if (s.ok()) return true;
-    status_ = std::move(s);
-    current_ = nullptr;
+    Stop(std::move(s));
     return false;
   }
 
-  static constexpr size_t kNone = ~size_t{0};
+  void Stop(absl::Status s) {
+    status_ = std::move(s);
+    valid_ = 0;
+    current_ = nullptr;
+  }
 
-  // True if child i's entry comes before child j's in the direction of
+  // True if slot a's entry comes before slot b's in the direction of
   // travel. Forward: by key, ties to the earlier child; backward, the mirror
   // image (larger key first, ties to the later child).
-  bool First(size_t i, size_t j) const {
-    const int c =
-        comparator_->Compare(children_[i]->key(), children_[j]->key());
-    return direction_ == kForward ? (c < 0 || (c == 0 && i < j))
-                                  : (c > 0 || (c == 0 && i > j));
+  bool Before(const Slot& a, const Slot& b) const {
+    const int c = comparator_->Compare(a.key, b.key);
+    return direction_ == kForward ? (c < 0 || (c == 0 && a.child < b.child))
+                                  : (c > 0 || (c == 0 && a.child > b.child));
   }
 
   // True if child i's entry `key` comes before (saved, child current) in
@@ -175,38 +197,47 @@ class MergingIterator final : public Iterator {
     return c < 0 || (c == 0 && i < current);
   }
 
-  // Rank every valid child: the first in the direction of travel becomes
-  // current_, the next runner_up_.
+  // Sorts every valid child into the slots (insertion: the children are
+  // few).
   void Rank() {
-    current_ = nullptr;
-    runner_up_ = kNone;
+    valid_ = 0;
     for (size_t i = 0; i < children_.size(); ++i) {
-      if (!children_[i]->Valid()) continue;
-      if (current_ == nullptr) {
-        current_ = children_[i].get();
-        current_index_ = i;
-      } else if (First(i, current_index_)) {
-        runner_up_ = current_index_;
-        current_ = children_[i].get();
-        current_index_ = i;
-      } else if (runner_up_ == kNone || First(i, runner_up_)) {
-        runner_up_ = i;
-      }
+      Iterator* child = children_[i].get();
+      if (!child->Valid()) continue;
+      const Slot slot{child->key(), i};
+      size_t j = valid_++;
+      for (; j > 0 && Before(slot, slots_[j - 1]); --j)
+        slots_[j] = slots_[j - 1];
+      slots_[j] = slot;
     }
+    current_ = valid_ > 0 ? children_[slots_[0].child].get() : nullptr;
   }
 
-  // After current_ stepped in the direction of travel: it stays first if it
-  // still comes before the runner-up (which comes before every other child).
+  // After current_ stepped in the direction of travel: drops it if it ran
+  // out (or failed), else sinks its slot past the children now before it.
   void AfterStep() {
-    if (!current_->Valid()) return Rank();
-    if (runner_up_ != kNone && !First(current_index_, runner_up_)) Rank();
+    if (!current_->Valid()) {
+      if (!CheckChild(slots_[0].child)) return;
+      for (size_t j = 1; j < valid_; ++j) slots_[j - 1] = slots_[j];
+      --valid_;
+    } else {
+      const Slot slot{current_->key(), slots_[0].child};
+      size_t j = 0;
+      for (; j + 1 < valid_ && Before(slots_[j + 1], slot); ++j) {
+        slots_[j] = slots_[j + 1];
+      }
+      slots_[j] = slot;
+    }
+    current_ = valid_ > 0 ? children_[slots_[0].child].get() : nullptr;
   }
 
   const Comparator* const comparator_;
   std::vector<std::unique_ptr<Iterator>> children_;
+  Slot inline_slots_[kInlineSlots];
+  std::unique_ptr<Slot[]> heap_slots_;  // when there are more children
+  Slot* slots_ = inline_slots_;
+  size_t valid_ = 0;
   Iterator* current_ = nullptr;
-  size_t current_index_ = 0;
-  size_t runner_up_ = kNone;
   Direction direction_ = kForward;
   absl::Status status_;  // first child error met; sticky
 };

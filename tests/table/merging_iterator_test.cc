@@ -46,14 +46,67 @@ std::vector<KVs> RandomChildren(Random* rnd, int num_children, int key_space) {
   return children;
 }
 
-std::unique_ptr<Iterator> Merge(const std::vector<KVs>& children) {
+// A child whose key() views die with its next move, as a block iterator's
+// do: each move overwrites the buffer of the last key with '#' and writes the
+// new key into the other one. A merge that keeps a view of a child's key past
+// the child's move compares and returns '#'s.
+class ReusedKeyIterator final : public Iterator {
+ public:
+  explicit ReusedKeyIterator(KVs kvs) : inner_(std::move(kvs)) {}
+  bool Valid() const override { return inner_.Valid(); }
+  void SeekToFirst() override {
+    inner_.SeekToFirst();
+    Moved();
+  }
+  void SeekToLast() override {
+    inner_.SeekToLast();
+    Moved();
+  }
+  void Seek(std::string_view target) override {
+    inner_.Seek(target);
+    Moved();
+  }
+  void Next() override {
+    inner_.Next();
+    Moved();
+  }
+  void Prev() override {
+    inner_.Prev();
+    Moved();
+  }
+  std::string_view key() const override { return keys_[current_]; }
+  std::string_view value() const override { return inner_.value(); }
+  absl::Status status() const override { return inner_.status(); }
+
+ private:
+  void Moved() {
+    std::string& last = keys_[current_];
+    last.assign(last.size(), '#');  // in place: the capacity is kept
+    current_ ^= 1;
+    keys_[current_].clear();
+    if (inner_.Valid()) keys_[current_].assign(inner_.key());
+  }
+  VectorIterator inner_;
+  // Reserved beyond any test key, so the buffers never move.
+  std::string keys_[2] = {std::string(32, '#'), std::string(32, '#')};
+  int current_ = 0;
+};
+
+std::unique_ptr<Iterator> Merge(const std::vector<KVs>& children,
+                                bool reused_keys = false) {
   std::vector<std::unique_ptr<Iterator>> its;
-  for (const KVs& kvs : children)
-    its.push_back(std::make_unique<VectorIterator>(kvs));
+  for (const KVs& kvs : children) {
+    if (reused_keys) {
+      its.push_back(std::make_unique<ReusedKeyIterator>(kvs));
+    } else {
+      its.push_back(std::make_unique<VectorIterator>(kvs));
+    }
+  }
   return NewMergingIterator(BytewiseComparator(), std::move(its));
 }
 
-void RandomOpsAgainstModel(uint64_t seed, int num_children, int key_space) {
+void RandomOpsAgainstModel(uint64_t seed, int num_children, int key_space,
+                           bool reused_keys = false) {
   Random rnd(seed);
   const std::vector<KVs> children =
       RandomChildren(&rnd, num_children, key_space);
@@ -62,7 +115,7 @@ void RandomOpsAgainstModel(uint64_t seed, int num_children, int key_space) {
     for (const auto& [k, v] : children[c]) model.push_back({k, c, v});
   }
   std::sort(model.begin(), model.end());
-  auto it = Merge(children);
+  auto it = Merge(children, reused_keys);
   size_t pos = model.size();  // model.size(): not valid
   for (int op = 0; op < 2000; ++op) {
     const uint64_t choice = rnd.Uniform(10);
@@ -143,6 +196,17 @@ TEST(MergingIteratorTest, RandomOperationsMatchModel) {
     SCOPED_TRACE(seed);
     RandomOpsAgainstModel(seed, 1 + static_cast<int>(seed % 7),
                           10 + static_cast<int>(seed * 7));
+  }
+}
+
+// More children than the merge keeps inline (8), each reusing one buffer
+// for its key.
+TEST(MergingIteratorTest, ManyChildrenReusingKeyBuffersMatchModel) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(seed);
+    RandomOpsAgainstModel(seed, 2 + static_cast<int>(seed % 15),
+                          20 + static_cast<int>(seed * 11),
+                          /*reused_keys=*/true);
   }
 }
 
