@@ -325,19 +325,19 @@ std::vector<std::unique_ptr<Request>> RequestQueue::Take() {
 std::vector<std::unique_ptr<Request>> RequestQueue::TakeLocked() {
   constexpr size_t kTripKeys = 32;
   std::vector<std::unique_ptr<Request>> taken;
+  size_t n = pending_.size();
   if (writes_ || pending_keys_ <= kTripKeys) {
-    taken.swap(pending_);
     pending_keys_ = 0;
   } else {
-    size_t n = 0;
+    n = 0;
     size_t keys = 0;
     while (n < pending_.size() && keys < kTripKeys)
       keys += Keys(*pending_[n++]);
-    taken.assign(std::make_move_iterator(pending_.begin()),
-                 std::make_move_iterator(pending_.begin() + n));
-    pending_.erase(pending_.begin(), pending_.begin() + n);
     pending_keys_ -= keys;
   }
+  taken.assign(std::make_move_iterator(pending_.begin()),
+               std::make_move_iterator(pending_.begin() + n));
+  pending_.erase(pending_.begin(), pending_.begin() + n);
   queued_.store(pending_.size(), std::memory_order_release);
   return taken;
 }

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -113,7 +114,9 @@ class RequestQueue {
   const int max_running_;
   int running_ = 0;
   std::mutex mu_;
-  std::vector<std::unique_ptr<Request>> pending_;  // guarded by mu_
+  // Taken from the front a trip's worth at a time: a deque, so that a long
+  // queue (thousands of gets in flight) is not shifted on every trip.
+  std::deque<std::unique_ptr<Request>> pending_;  // guarded by mu_
   size_t pending_keys_ = 0;  // Keys() of pending_, summed; guarded by mu_
   std::condition_variable cv_;
   bool waiting_ = false;  // a trip waits on cv_; guarded by mu_
