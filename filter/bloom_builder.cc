@@ -24,24 +24,21 @@
 namespace sift {
 namespace {
 
-class BloomFilterBuilder final : public FilterBuilder {
+class BloomFilterBuilder final
+    : public HashingFilterBuilder<BloomFilterBuilder> {
  public:
   // `min_keys` keys' worth of bits are allocated even if fewer are added
   // (MakeForFpr's expected_keys; 0 for Make).
   BloomFilterBuilder(FilterKind kind, double bits_per_key, uint64_t min_keys,
                      uint64_t seed)
-      : kind_(kind),
+      : HashingFilterBuilder(seed),
+        kind_(kind),
         bits_per_key_(SaneBitsPerKey(bits_per_key)),
         num_probes_(NumProbesFor(kind, bits_per_key_)),
-        min_keys_(min_keys),
-        seed_(seed) {
+        min_keys_(min_keys) {
     assert(bits_per_key > 0);
   }
 
-  void AddKey(std::string_view key) override { AddHash(Hash64(key, seed_)); }
-  void AddKeySecondHash(std::string_view key) override {
-    AddHash(Hash64(key, seed_ ^ kSecondHashTweak));
-  }
   void AddHash(uint64_t h) {
     if (!hashes_.empty() && hashes_.back() == h) return;
     hashes_.push_back(h);
@@ -114,7 +111,6 @@ class BloomFilterBuilder final : public FilterBuilder {
   const double bits_per_key_;
   const uint32_t num_probes_;
   const uint64_t min_keys_;
-  const uint64_t seed_;
   std::vector<uint64_t> hashes_;  // distinct-from-previous keys' hashes
 };
 

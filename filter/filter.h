@@ -103,6 +103,25 @@ class FilterBuilder {
   virtual std::string Finish() = 0;
 };
 
+// The keys of every builder kind enter as 64-bit hashes under the builder's
+// seed: AddKey and AddKeySecondHash hash and hand the hash to
+// Derived::AddHash(uint64_t), which keeps it unless it repeats the hash just
+// added (CRTP, so the per-key call stays one virtual call).
+template <typename Derived>
+class HashingFilterBuilder : public FilterBuilder {
+ public:
+  void AddKey(std::string_view key) final {
+    static_cast<Derived*>(this)->AddHash(Hash64(key, seed_));
+  }
+  void AddKeySecondHash(std::string_view key) final {
+    static_cast<Derived*>(this)->AddHash(Hash64(key, seed_ ^ kSecondHashTweak));
+  }
+
+ protected:
+  explicit HashingFilterBuilder(uint64_t seed) : seed_(seed) {}
+  const uint64_t seed_;  // written into the filter's header
+};
+
 // The hash a filter query of one key starts from, Hash64(key, seed),
 // computed once per seed. Every table of a database is built with the same
 // seed, so a lookup that probes the filters of several tables (and a batch

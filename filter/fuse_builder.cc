@@ -353,25 +353,21 @@ class FusePeeler {
   size_t num_peeled_ = 0;
 };
 
-class FuseFilterBuilder final : public FilterBuilder {
+class FuseFilterBuilder final : public HashingFilterBuilder<FuseFilterBuilder> {
  public:
   // Fingerprints of `fixed_bits` bits, or (fixed_bits == 0) the widest the
   // budget of `bits_per_key` affords for the number of distinct keys, in the
   // layout of `format_version` (1: 3-wise, 2: 4-wise).
   FuseFilterBuilder(uint32_t fixed_bits, double bits_per_key, uint64_t seed,
                     uint32_t format_version)
-      : fixed_bits_(fixed_bits),
+      : HashingFilterBuilder(seed),
+        fixed_bits_(fixed_bits),
         bits_per_key_(bits_per_key),
-        seed_(seed),
         arity_(FuseArityOfVersion(format_version)) {
     assert(fixed_bits <= kMaxFingerprintBits);
     assert(arity_ != 0);
   }
 
-  void AddKey(std::string_view key) override { AddHash(Hash64(key, seed_)); }
-  void AddKeySecondHash(std::string_view key) override {
-    AddHash(Hash64(key, seed_ ^ kSecondHashTweak));
-  }
   void AddHash(uint64_t h) {
     if (!hashes_.empty() && hashes_.back() == h) return;
     hashes_.Add(h);
@@ -459,7 +455,6 @@ class FuseFilterBuilder final : public FilterBuilder {
 
   const uint32_t fixed_bits_;
   const double bits_per_key_;
-  const uint64_t seed_;
   const uint32_t arity_;
   HashBlocks hashes_;  // distinct-from-previous keys' hashes
 };

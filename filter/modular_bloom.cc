@@ -141,17 +141,14 @@ std::string EncodeFilterUnit(uint32_t unit, std::string_view bits) {
 
 namespace {
 
-class ModularBloomBuilder final : public FilterBuilder {
+class ModularBloomBuilder final
+    : public HashingFilterBuilder<ModularBloomBuilder> {
  public:
   ModularBloomBuilder(double bits_per_key, uint64_t seed)
-      : bits_per_key_(std::clamp(bits_per_key, 0.01, 1e6)),
-        num_units_(FilterUnitsFor(bits_per_key_)),
-        seed_(seed) {}
+      : HashingFilterBuilder(seed),
+        bits_per_key_(std::clamp(bits_per_key, 0.01, 1e6)),
+        num_units_(FilterUnitsFor(bits_per_key_)) {}
 
-  void AddKey(std::string_view key) override { AddHash(Hash64(key, seed_)); }
-  void AddKeySecondHash(std::string_view key) override {
-    AddHash(Hash64(key, seed_ ^ kSecondHashTweak));
-  }
   void AddHash(uint64_t h) {
     if (!hashes_.empty() && hashes_.back() == h) return;
     hashes_.push_back(h);
@@ -201,7 +198,6 @@ class ModularBloomBuilder final : public FilterBuilder {
  private:
   const double bits_per_key_;
   const uint32_t num_units_;
-  const uint64_t seed_;
   std::vector<uint64_t> hashes_;
 };
 
