@@ -14,7 +14,9 @@ const binding = require('../binding')
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sift-level-test-'))
 let counter = 0
-process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }))
+// Ahead of tape's own 'exit' listener, which ends the process with the
+// run's status and so skips the listeners after it.
+process.prependListener('exit', () => fs.rmSync(root, { recursive: true, force: true }))
 const location = () => path.join(root, 'db' + counter++)
 const key = (i) => 'k' + String(i).padStart(6, '0')
 

@@ -11,7 +11,8 @@ const { SiftLevel } = require('..')
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sift-level-suite-'))
 let counter = 0
-process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }))
+// Ahead of tape's 'exit' listener, which ends the process (see sift-test.js).
+process.prependListener('exit', () => fs.rmSync(root, { recursive: true, force: true }))
 
 suite({
   test,
