@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/scratch_dir.h"
 #include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/counting_env.h"
@@ -30,33 +31,15 @@ namespace {
 using Model = std::map<std::string, std::string>;
 
 bool Sanitized() { return std::getenv("SIFT_SANITIZED") != nullptr; }
+std::string EnvOrEmpty(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
 
 // Where a test's database lives: the in-memory Env (blocks read into the
 // block cache), or a real directory with memory-mapped tables (blocks used
 // in place, the iterator's other path).
 enum class Storage { kMemory, kMapped };
-
-// A fresh directory on a real file system, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("SIFT_TEST_DIR");
-    std::filesystem::path parent = base != nullptr
-                                       ? std::filesystem::path(base)
-                                       : std::filesystem::temp_directory_path();
-    std::filesystem::create_directories(parent);
-    std::string tmpl = (parent / "bounds-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 class DBBoundsTest : public testing::TestWithParam<Storage> {
  protected:
@@ -186,7 +169,9 @@ class DBBoundsTest : public testing::TestWithParam<Storage> {
 
   static constexpr uint64_t kKeySpace = 4000;
 
-  TempDir dir_;
+  // On a real file system: under $SIFT_TEST_DIR when set (the direct-reads
+  // runs point it into the build tree; /tmp may be a tmpfs).
+  test::ScratchDir dir_{"bounds", EnvOrEmpty("SIFT_TEST_DIR")};
   std::unique_ptr<Env> env_;
   std::string path_;
   Random rnd_;

@@ -34,24 +34,6 @@ int64_t IntFromEnv(const char* name, int64_t fallback) {
   return n;
 }
 
-ScratchDir::ScratchDir(const std::string& tag) {
-  const char* root = std::getenv("TEST_TMPDIR");
-  std::string base = root != nullptr && *root != '\0'
-                         ? std::string(root)
-                         : std::filesystem::temp_directory_path().string();
-  std::string templ = absl::StrCat(base, "/sift-", tag, "-XXXXXX");
-  if (::mkdtemp(templ.data()) == nullptr) {
-    std::perror("mkdtemp");
-    std::abort();
-  }
-  path_ = templ;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 absl::StatusOr<KvMap> ReadAll(DB* db, const ReadOptions& options) {
   KvMap out;
   std::unique_ptr<Iterator> it = db->NewIterator(options);

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/scratch_dir.h"
 
 namespace sift::reliability {
 
@@ -26,19 +27,8 @@ bool LongMode();
 // The integer value of environment variable `name`, or `fallback`.
 int64_t IntFromEnv(const char* name, int64_t fallback);
 
-// A fresh directory on disk (under $TEST_TMPDIR, else the system temporary
-// directory), removed with its contents on destruction.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& tag);
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// Scratch directories on disk (tests/testutil/scratch_dir.h).
+using test::ScratchDir;
 
 // Every key/value of `db` through one iterator, in order. An iterator error
 // is returned as such.

@@ -13,6 +13,7 @@
 #include "table/table.h"
 #include "table/table_properties.h"
 #include "tests/table/table_test_util.h"
+#include "tests/testutil/scratch_dir.h"
 #include "tests/testutil/test_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/cache.h"
@@ -253,19 +254,12 @@ TEST_F(TableReadsTest, SteppedLookupAgreesWithGet) {
 // counted underneath.
 class TableMappedReadsTest : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() / "sift_mapped_XXXXXX")
-               .string();
-    ASSERT_NE(::mkdtemp(dir_.data()), nullptr);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // `kvs` written as a table and opened memory-mapped through env_, with
   // env_'s counters reset; nullptr if that failed, or (mapped_ false) where
   // this platform has no memory maps.
   std::unique_ptr<Table> WriteAndMap(const TableOptions& o,
                                      const test::KVVector& kvs) {
-    const std::string fname = dir_ + "/m.sst";
+    const std::string fname = dir_.Sub("m.sst");
     EXPECT_TRUE(test::WriteTable(&env_, fname, o, kvs).ok());
     auto size = env_.GetFileSize(fname);
     EXPECT_TRUE(size.ok()) << size.status();
@@ -284,7 +278,7 @@ class TableMappedReadsTest : public testing::Test {
     return table.ok() ? *std::move(table) : nullptr;
   }
 
-  std::string dir_;
+  test::ScratchDir dir_{"mapped"};
   CountingEnv env_{Env::Default()};
   bool mapped_ = true;
 };

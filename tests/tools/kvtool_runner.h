@@ -23,6 +23,7 @@
 #include "nlohmann/json.hpp"
 #include "sift/db.h"
 #include "sift/options.h"
+#include "tests/testutil/scratch_dir.h"
 
 // Empty when the build has no kvtool (SIFT_BUILD_TOOLS=OFF): every test is
 // then skipped rather than failed.
@@ -66,28 +67,10 @@ inline std::string ReadWholeFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// A fresh directory under the test temp dir, removed at destruction.
-class TempDir {
+// A fresh directory for one kvtool test, removed at destruction.
+class TempDir : public ScratchDir {
  public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "kvtool_test_XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-      ADD_FAILURE() << "mkdtemp failed for " << pattern;
-    }
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  TempDir() : ScratchDir("kvtool") {}
 };
 
 // Run kvtool with `args`; stdout and stderr are captured separately.

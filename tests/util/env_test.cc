@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testutil/scratch_dir.h"
 #include "tests/testutil/unprivileged.h"
 #include "util/mutex.h"
 #include "util/random.h"
@@ -503,8 +504,8 @@ TEST(PosixEnvTest, NoSpaceIsUnavailableAndNamesTheFile) {
 TEST(PosixEnvTest, OtherErrorsAreInternal) {
   Env* env = Env::Default();
   // A directory cannot be opened for writing: EISDIR.
-  std::string dir = testing::TempDir() + "sift_isdir_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  test::ScratchDir scratch("isdir");
+  const std::string& dir = scratch.path();
   absl::Status s = env->NewWritableFile(dir).status();
   EXPECT_TRUE(absl::IsInternal(s)) << s;
   EXPECT_NE(s.message().find(dir), std::string::npos) << s;
@@ -516,8 +517,8 @@ TEST(PosixEnvTest, OtherErrorsAreInternal) {
 // file to what was appended, and a closed file refuses more.
 TEST(PosixEnvTest, LogFileShowsFlushedBytesThenZerosAndIsTrimmedAtClose) {
   Env* env = Env::Default();
-  std::string dir = testing::TempDir() + "sift_logfile_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  test::ScratchDir scratch("logfile");
+  const std::string& dir = scratch.path();
   const std::string path = dir + "/000007.log";
   auto file = env->NewLogFile(path);
   ASSERT_TRUE(file.ok()) << file.status();
@@ -558,8 +559,8 @@ TEST(PosixEnvTest, LogFileShowsFlushedBytesThenZerosAndIsTrimmedAtClose) {
 // reserved space as zeros (it was never trimmed).
 TEST(PosixEnvTest, LogFileKeepsFlushedBytesWhenTheProcessIsKilled) {
   Env* env = Env::Default();
-  std::string dir = testing::TempDir() + "sift_logkill_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  test::ScratchDir scratch("logkill");
+  const std::string& dir = scratch.path();
   const std::string path = dir + "/000009.log";
   std::string expected;
   for (int i = 0; i < 300; ++i) expected += PatternBytes(100 + i, i);
@@ -596,8 +597,8 @@ TEST(PosixEnvTest, LogFileKeepsFlushedBytesWhenTheProcessIsKilled) {
 // holder's lock in place.
 TEST(PosixEnvTest, LockIsPerFileNotPerPathSpelling) {
   Env* env = Env::Default();
-  std::string dir = testing::TempDir() + "sift_lockname_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  test::ScratchDir scratch("lockname");
+  const std::string& dir = scratch.path();
   const std::string lock_name = dir + "/LOCK";
   const std::string link_name = dir + "/LINK";
   ASSERT_EQ(::symlink("LOCK", link_name.c_str()), 0);
@@ -641,8 +642,8 @@ TEST(PosixEnvTest, LockIsPerFileNotPerPathSpelling) {
 
 TEST(PosixEnvTest, PermissionDeniedNamesTheFile) {
   Env* env = Env::Default();
-  std::string dir = testing::TempDir() + "sift_perm_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  test::ScratchDir scratch("perm");
+  const std::string& dir = scratch.path();
   ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
   const std::string fname = dir + "/private";
   {
@@ -678,8 +679,8 @@ TEST(PosixEnvTest, PermissionDeniedNamesTheFile) {
 
 TEST(PosixEnvTest, LockExcludesOtherProcesses) {
   Env* env = Env::Default();
-  std::string dir = testing::TempDir() + "sift_lock_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  test::ScratchDir scratch("lock");
+  const std::string& dir = scratch.path();
   const std::string lock_name = dir + "/LOCK";
   auto lock = env->LockFile(lock_name);
   ASSERT_TRUE(lock.ok()) << lock.status();

@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "sift/env.h"
+#include "tests/testutil/scratch_dir.h"
 
 namespace sift {
 namespace {
@@ -397,8 +398,8 @@ TEST(FaultEnvConcurrencyTest, CrashWhileWritersRun) {
 }
 
 TEST(FaultEnvPosixTest, CrashOnTopOfPosixEnv) {
-  std::string dir = testing::TempDir() + "sift_fault_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  test::ScratchDir scratch("fault");
+  const std::string& dir = scratch.path();
   Env* posix = Env::Default();
   {
     FaultInjectionEnv env(posix);
