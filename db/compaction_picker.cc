@@ -132,7 +132,7 @@ void VersionSet::TakeLevelExcess(Compaction* c, size_t first) {
   // (Compaction::IsTrivialMove).
   if (below.empty()) return;
   const double excess =
-      static_cast<double>(v.NumLevelBytes(level)) - MaxBytesForLevel(level);
+      static_cast<double>(v.NumLevelBytes(level)) - v.LevelTargetBytes(level);
   uint64_t taken = files[first]->file_size;
   for (size_t i = first + 1;
        i < files.size() && static_cast<double>(taken) < excess; ++i) {

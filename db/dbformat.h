@@ -27,8 +27,10 @@ inline constexpr int kL0SlowdownWritesTrigger = 8;
 inline constexpr int kL0StopWritesTrigger = 12;
 // A flushed memtable may go straight to this level if nothing overlaps it.
 inline constexpr int kMaxMemCompactLevel = 2;
-// Level 1 holds about this many bytes; each deeper level 10x more.
+// Level 1 holds about this many bytes, or kLevel1WriteBuffers memtables'
+// worth if that is more (Level1MaxBytes); each deeper level 10x more.
 inline constexpr double kLevel1MaxBytes = 10.0 * 1048576.0;
+inline constexpr double kLevel1WriteBuffers = 2.5;
 inline constexpr double kLevelSizeMultiplier = 10.0;
 }  // namespace config
 

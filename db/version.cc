@@ -111,15 +111,28 @@ std::unique_ptr<Iterator> NewFileListIterator(
                           deferred, pin_hint);
 }
 
-double MaxBytesForLevel(int level) {
-  double result = config::kLevel1MaxBytes;
+double Level1MaxBytes(uint64_t write_buffer_size) {
+  return std::max(
+      config::kLevel1MaxBytes,
+      config::kLevel1WriteBuffers * static_cast<double>(write_buffer_size));
+}
+
+double MaxBytesForLevel(int level, double level1_bytes) {
+  double result = level1_bytes;
   for (int l = 2; l <= level; ++l) result *= config::kLevelSizeMultiplier;
   return result;
 }
 
 Version::Version(TableCache* table_cache, const InternalKeyComparator* icmp,
-                 uint64_t max_file_size)
-    : table_cache_(table_cache), icmp_(icmp), max_file_size_(max_file_size) {}
+                 uint64_t max_file_size, double level1_max_bytes)
+    : table_cache_(table_cache),
+      icmp_(icmp),
+      max_file_size_(max_file_size),
+      level1_max_bytes_(level1_max_bytes) {}
+
+double Version::LevelTargetBytes(int level) const {
+  return MaxBytesForLevel(level, level1_max_bytes_);
+}
 
 namespace {
 
@@ -636,7 +649,7 @@ void Version::Finalize() {
               static_cast<double>(config::kL0CompactionTrigger);
     } else {
       score =
-          static_cast<double>(NumLevelBytes(level)) / MaxBytesForLevel(level);
+          static_cast<double>(NumLevelBytes(level)) / LevelTargetBytes(level);
     }
     if (score > best_score) {
       best_level = level;

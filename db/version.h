@@ -70,11 +70,15 @@ class Version {
  public:
   // `table_cache` and `icmp` are not owned and must outlive the Version.
   // `max_file_size` sizes the grandparent-overlap limit of
-  // PickLevelForMemTableOutput.
+  // PickLevelForMemTableOutput; `level1_max_bytes` is level 1's target
+  // (Level1MaxBytes).
   Version(TableCache* table_cache, const InternalKeyComparator* icmp,
-          uint64_t max_file_size);
+          uint64_t max_file_size, double level1_max_bytes);
   Version(const Version&) = delete;
   Version& operator=(const Version&) = delete;
+
+  // The bytes level >= 1 may hold before it needs compaction.
+  double LevelTargetBytes(int level) const;
 
   // Look up key.user_key() as of key's sequence: level-0 tables whose range
   // covers the key, newest first, then at most one table per level >= 1,
@@ -206,6 +210,7 @@ class Version {
   TableCache* const table_cache_;
   const InternalKeyComparator* const icmp_;
   const uint64_t max_file_size_;
+  const double level1_max_bytes_;
   std::array<FileList, config::kNumLevels> files_;
   // Of each level (built by Finalize): the range tests and searches of Get
   // and MultiGet, when usable.
@@ -217,9 +222,16 @@ class Version {
       std::make_shared<RetiredMemory>();
 };
 
-// Bytes a level >= 1 may hold before it needs compaction: 10 MiB at level 1,
-// 10x more per level below.
-double MaxBytesForLevel(int level);
+// Level 1's target for memtables of `write_buffer_size` bytes: 2.5 memtables'
+// worth (the ratio of the default 10 MiB to the default 4 MiB memtable), at
+// least kLevel1MaxBytes. A fixed 10 MiB under 64 MiB memtables is over its
+// target after every level-0 compaction, so each flush is pushed on into
+// level 2 at once, and level 2 into level 3 sooner.
+double Level1MaxBytes(uint64_t write_buffer_size);
+// Bytes a level >= 1 may hold before it needs compaction: `level1_bytes` at
+// level 1, 10x more per level below.
+double MaxBytesForLevel(int level,
+                        double level1_bytes = config::kLevel1MaxBytes);
 
 // The most bytes of grandparent (level + 2) data one compaction output, a
 // trivial move or a flushed table placed below level 0 may overlap: about ten

@@ -103,7 +103,8 @@ VersionSet::VersionSet(std::string dbname, const Options* options,
       table_cache_(table_cache),
       icmp_(icmp) {
   AppendVersion(
-      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size));
+      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size,
+                                Level1MaxBytes(options_->write_buffer_size)));
 }
 
 VersionSet::~VersionSet() {
@@ -200,7 +201,8 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   }
 
   auto v =
-      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size);
+      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size,
+                                Level1MaxBytes(options_->write_buffer_size));
   {
     Builder builder(icmp_, current_.get());
     builder.Apply(*edit);
@@ -407,7 +409,8 @@ absl::Status VersionSet::Recover() {
         absl::StrCat(manifest_name, ": no ", missing, " entry"));
   }
   auto v =
-      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size);
+      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size,
+                                Level1MaxBytes(options_->write_buffer_size));
   if (absl::Status s = builder.SaveTo(v.get()); !s.ok()) {
     return absl::DataLossError(absl::StrCat(manifest_name, ": ", s.message()));
   }

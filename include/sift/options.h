@@ -79,7 +79,8 @@ struct Options {
 
   // Bytes of updates to collect in the in-memory table before it is turned
   // into a level-0 table. Larger values speed up bulk loads and lengthen
-  // recovery after a crash.
+  // recovery after a crash. Level 1 holds 2.5 times this much before it is
+  // compacted, and at least 10 MiB (each deeper level ten times more).
   // REQUIRES: 16 KiB <= write_buffer_size <= 1 GiB
   // Default: 4 MiB
   size_t write_buffer_size = 4 << 20;

@@ -707,6 +707,27 @@ TEST_F(VersionSetTest, LevelSizeTriggerAndRoundRobin) {
   EXPECT_NEAR(MaxBytesForLevel(1), 10.0 * 1048576, 1e-3);
 }
 
+// Level 1's target follows the memtable size: 2.5 memtables' worth, never
+// under 10 MiB (the default 4 MiB memtable keeps exactly 10 MiB).
+TEST_F(VersionSetTest, LevelOneTargetFollowsTheWriteBuffer) {
+  EXPECT_NEAR(Level1MaxBytes(4 << 20), 10.0 * 1048576, 1e-3);
+  EXPECT_NEAR(Level1MaxBytes(64 << 10), 10.0 * 1048576, 1e-3);
+  EXPECT_NEAR(Level1MaxBytes(64 << 20), 160.0 * 1048576, 1e-3);
+
+  // Versions take the target from the options' write buffer: 120 MiB in
+  // level 1 is within a 64 MiB memtable's 160 MiB, 180 MiB is not.
+  options_.write_buffer_size = 64 << 20;
+  const uint64_t mib = 1 << 20;
+  AddFiles(
+      1, {MakeFile(10, "a", "b", 60 * mib), MakeFile(11, "c", "d", 60 * mib)});
+  EXPECT_FALSE(vset_->NeedsCompaction());
+  AddFiles(1, {MakeFile(12, "e", "f", 60 * mib)});
+  EXPECT_TRUE(vset_->NeedsCompaction());
+  std::unique_ptr<Compaction> c = vset_->PickCompaction();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->level(), 1);
+}
+
 // A compaction of a level >= 1 takes the files after the round-robin point
 // too, until the level is back at its target, stopping before a file that
 // overlaps nothing below (it moves alone) and at 25 table sizes of input.
