@@ -93,6 +93,10 @@ class InternalKeyComparator final : public Comparator {
     if (key.size() < 8) return false;
     return user_->BytewisePart(ExtractUserKey(key), part);
   }
+  int BytewisePartSuffix() const override {
+    const int n = user_->BytewisePartSuffix();
+    return n < 0 ? -1 : n + 8;
+  }
   void FindShortestSeparator(std::string* start,
                              std::string_view limit) const override;
   void FindShortSuccessor(std::string* key) const override;

@@ -184,7 +184,7 @@ BlockIterator::BlockIterator(const Block* block, const Comparator* comparator,
       restart_offset_(block->restart_offset_),
       num_restarts_(block->num_restarts_),
       block_file_offset_(block->file_offset_),
-      comparator_(comparator),
+      order_(comparator),
       file_name_(file_name),
       current_(restart_offset_),
       next_(restart_offset_),
@@ -197,7 +197,7 @@ BlockIterator::BlockIterator(const Comparator* comparator,
       restart_offset_(0),
       num_restarts_(0),
       block_file_offset_(0),
-      comparator_(comparator),
+      order_(comparator),
       file_name_(file_name),
       current_(0),
       next_(0),
@@ -252,7 +252,9 @@ void BlockIterator::SeekToRestartPoint(uint32_t index) {
   next_ = RestartOffset(index);
 }
 
-bool BlockIterator::ParseNextEntry() {
+// Inline: it is the body of every scan's loop (ScanTo, Next), where a call per
+// entry cost a fifth of the entry.
+[[gnu::always_inline]] inline bool BlockIterator::ParseNextEntry() {
   current_ = next_;
   if (current_ >= restart_offset_) {
     MarkInvalid();
@@ -347,7 +349,7 @@ bool BlockIterator::SearchRestarts(std::string_view target, uint32_t* left,
     if (!few) PrefetchSearchAhead(l, mid, right);
     std::string_view mid_key;
     if (!RestartKey(mid, &mid_key)) return false;
-    if (comparator_->Compare(mid_key, target) < 0) {
+    if (order_.Compare(mid_key, target) < 0) {
       l = mid;
     } else {
       right = mid - 1;
@@ -411,7 +413,7 @@ void BlockIterator::SeekFromRestart(std::string_view target, uint32_t restart) {
 
 void BlockIterator::ScanTo(std::string_view target) {
   while (ParseNextEntry()) {
-    if (comparator_->Compare(key_.view(), target) >= 0) return;
+    if (order_.Compare(key_.view(), target) >= 0) return;
   }
 }
 
@@ -442,7 +444,7 @@ void BlockIterator::Seek(std::string_view target) {
   if (Valid()) {
     // Seeks often land near the last one (the table iterator seeks within a
     // block it already has): narrow the search with the current position.
-    const int c = comparator_->Compare(key_.view(), target);
+    const int c = order_.Compare(key_.view(), target);
     if (c == 0) return;  // keys are distinct: this is the first >= target
     if (c < 0) {
       left = restart_index_;

@@ -205,7 +205,7 @@ class BlockIterator final : public Iterator {
   uint32_t restart_offset_;
   uint32_t num_restarts_;
   uint64_t block_file_offset_;
-  const Comparator* const comparator_;
+  const KeyOrder order_;
   const std::string* const file_name_;
 
   // Offset of the current entry; restart_offset_ when not Valid().

@@ -16,6 +16,7 @@ class BytewiseComparatorImpl final : public Comparator {
     *part = key;
     return true;
   }
+  int BytewisePartSuffix() const override { return 0; }
 
   void FindShortestSeparator(std::string* start,
                              std::string_view limit) const override {

@@ -153,6 +153,60 @@ TEST(DBFormatTest, BytewisePartIsTheUserKey) {
   EXPECT_FALSE(icmp.BytewisePart("short", &part));
 }
 
+// KeyOrder (util/comparator.h) compares the user keys inline and leaves
+// only keys of one user key to the comparator: its sign must be the
+// comparator's for every pair, including user keys that are prefixes of one
+// another and entries of one user key at several sequences (where a bytewise
+// compare of the whole keys would order the tags wrongly), and for an order
+// with no bytewise part (reversed user keys), which it must not shortcut.
+TEST(DBFormatTest, KeyOrderAgreesWithTheComparator) {
+  class ReverseComparator final : public Comparator {
+   public:
+    int Compare(std::string_view a, std::string_view b) const override {
+      return BytewiseComparator()->Compare(b, a);
+    }
+    const char* Name() const override { return "test.Reverse"; }
+    void FindShortestSeparator(std::string*, std::string_view) const override {}
+    void FindShortSuccessor(std::string*) const override {}
+  };
+  const ReverseComparator reverse;
+  const InternalKeyComparator bytewise_icmp = Icmp();
+  const InternalKeyComparator reverse_icmp(&reverse);
+  EXPECT_EQ(BytewiseComparator()->BytewisePartSuffix(), 0);
+  EXPECT_EQ(bytewise_icmp.BytewisePartSuffix(), 8);
+  EXPECT_EQ(reverse_icmp.BytewisePartSuffix(), -1);
+
+  std::vector<std::string> keys;
+  for (const char* user_key :
+       {"", "a", "ab", "abc", "abd", "b", "k0000001", "k0000001\xff",
+        "k00000010", "k0000002", "\xff", "\xff\xff"}) {
+    for (const SequenceNumber seq :
+         {SequenceNumber{0}, SequenceNumber{1}, SequenceNumber{255},
+          SequenceNumber{256}, kMaxSequenceNumber}) {
+      keys.push_back(IKey(user_key, seq, kTypeValue));
+      keys.push_back(IKey(user_key, seq, kTypeDeletion));
+    }
+  }
+  auto sign = [](int c) { return (c > 0) - (c < 0); };
+  for (const InternalKeyComparator* icmp : {&bytewise_icmp, &reverse_icmp}) {
+    const KeyOrder order(icmp);
+    for (const std::string& a : keys) {
+      for (const std::string& b : keys) {
+        ASSERT_EQ(sign(order.Compare(a, b)), sign(icmp->Compare(a, b)))
+            << icmp->user_comparator()->Name();
+      }
+    }
+  }
+  // And the plain bytewise order, keys as they are.
+  const KeyOrder bytes(BytewiseComparator());
+  for (const std::string& a : keys) {
+    for (const std::string& b : keys) {
+      ASSERT_EQ(sign(bytes.Compare(a, b)),
+                sign(BytewiseComparator()->Compare(a, b)));
+    }
+  }
+}
+
 TEST(DBFormatTest, ShortSuccessor) {
   EXPECT_EQ(Successor(IKey("foo", 100, kTypeValue)),
             IKey("g", kMaxSequenceNumber, kValueTypeForSeek));
