@@ -230,8 +230,7 @@ class Version {
 double Level1MaxBytes(uint64_t write_buffer_size);
 // Bytes a level >= 1 may hold before it needs compaction: `level1_bytes` at
 // level 1, 10x more per level below.
-double MaxBytesForLevel(int level,
-                        double level1_bytes = config::kLevel1MaxBytes);
+double MaxBytesForLevel(int level, double level1_bytes);
 
 // The most bytes of grandparent (level + 2) data one compaction output, a
 // trivial move or a flushed table placed below level 0 may overlap: about ten

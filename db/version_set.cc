@@ -102,9 +102,7 @@ VersionSet::VersionSet(std::string dbname, const Options* options,
       env_(options->env),
       table_cache_(table_cache),
       icmp_(icmp) {
-  AppendVersion(
-      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size,
-                                Level1MaxBytes(options_->write_buffer_size)));
+  AppendVersion(NewVersion());
 }
 
 VersionSet::~VersionSet() {
@@ -112,6 +110,11 @@ VersionSet::~VersionSet() {
     // Every record was synced when written; closing only frees the handle.
     descriptor_file_->Close().IgnoreError();
   }
+}
+
+std::shared_ptr<Version> VersionSet::NewVersion() const {
+  return std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size,
+                                   Level1MaxBytes(options_->write_buffer_size));
 }
 
 void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
@@ -200,9 +203,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     edit->SetLogNumber(log_number_);
   }
 
-  auto v =
-      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size,
-                                Level1MaxBytes(options_->write_buffer_size));
+  auto v = NewVersion();
   {
     Builder builder(icmp_, current_.get());
     builder.Apply(*edit);
@@ -408,9 +409,7 @@ absl::Status VersionSet::Recover() {
     return absl::DataLossError(
         absl::StrCat(manifest_name, ": no ", missing, " entry"));
   }
-  auto v =
-      std::make_shared<Version>(table_cache_, icmp_, options_->max_file_size,
-                                Level1MaxBytes(options_->write_buffer_size));
+  auto v = NewVersion();
   if (absl::Status s = builder.SaveTo(v.get()); !s.ok()) {
     return absl::DataLossError(absl::StrCat(manifest_name, ": ", s.message()));
   }

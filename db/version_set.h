@@ -179,6 +179,8 @@ class VersionSet {
   // The MANIFEST record that describes the whole current state: comparator,
   // counters, compact pointers and every file. The head of each new MANIFEST.
   std::string EncodeSnapshot() const;
+  // An empty version under this set's options (its level targets).
+  std::shared_ptr<Version> NewVersion() const;
   void AppendVersion(std::shared_ptr<Version> v);
   void SetupOtherInputs(Compaction* c);
   // Adds to c's inputs the files of its level (>= 1) after files[first], the

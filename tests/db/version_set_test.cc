@@ -678,7 +678,8 @@ TEST_F(VersionSetTest, LevelZeroTriggerAndOverlapExpansion) {
 }
 
 TEST_F(VersionSetTest, LevelSizeTriggerAndRoundRobin) {
-  const uint64_t big = static_cast<uint64_t>(MaxBytesForLevel(1) / 3) + 1;
+  const uint64_t big =
+      static_cast<uint64_t>(vset_->current()->LevelTargetBytes(1) / 3) + 1;
   AddFiles(1, {MakeFile(10, "a", "b", big), MakeFile(11, "c", "d", big)});
   EXPECT_FALSE(vset_->NeedsCompaction());
   AddFiles(1, {MakeFile(12, "e", "f", big)});
@@ -703,8 +704,10 @@ TEST_F(VersionSetTest, LevelSizeTriggerAndRoundRobin) {
   EXPECT_EQ(picked, (std::vector<uint64_t>{10, 11, 12, 10}));
 
   // Deeper levels are weighed against 10x bigger targets.
-  EXPECT_NEAR(MaxBytesForLevel(2) / MaxBytesForLevel(1), 10.0, 1e-9);
-  EXPECT_NEAR(MaxBytesForLevel(1), 10.0 * 1048576, 1e-3);
+  EXPECT_NEAR(vset_->current()->LevelTargetBytes(2) /
+                  vset_->current()->LevelTargetBytes(1),
+              10.0, 1e-9);
+  EXPECT_NEAR(vset_->current()->LevelTargetBytes(1), 10.0 * 1048576, 1e-3);
 }
 
 // Level 1's target follows the memtable size: 2.5 memtables' worth, never
@@ -732,7 +735,8 @@ TEST_F(VersionSetTest, LevelOneTargetFollowsTheWriteBuffer) {
 // too, until the level is back at its target, stopping before a file that
 // overlaps nothing below (it moves alone) and at 25 table sizes of input.
 TEST_F(VersionSetTest, LevelCompactionTakesTheLevelsExcess) {
-  const uint64_t eighth = static_cast<uint64_t>(MaxBytesForLevel(1) / 8);
+  const uint64_t eighth =
+      static_cast<uint64_t>(vset_->current()->LevelTargetBytes(1) / 8);
   // 12 files of an eighth of the target: the excess is four of them.
   const char* const names[] = {"a", "b", "c", "d", "e", "f",
                                "g", "h", "i", "j", "k", "l"};
