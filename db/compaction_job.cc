@@ -42,7 +42,7 @@ std::unique_ptr<Iterator> CompactionJob::MakeInputIterator() {
   ReadOptions ro;
   ro.verify_checksums = true;
   ro.fill_cache = false;  // inputs are read once; keep the cache for readers
-  std::vector<std::unique_ptr<Iterator>> children;
+  IteratorList children;
   for (int which = 0; which < 2; ++which) {
     const FileList& files = compaction_->inputs(which);
     if (files.empty()) continue;

@@ -175,16 +175,11 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     pins.imm = state_.imm();
     pins.version = state_.versions->current();
   }
-  pins.stats = std::make_unique<ReadStats>();
   pins.publisher = &state_.super_versions;
   pins.seek_sink = &background_;
   pins.prefix_extractor = state_.options.prefix_extractor;
-  pins.deferred = std::make_unique<DeferredPositions>();
   // Opening level-0 tables may read files: done without the mutex.
-  std::unique_ptr<Iterator> internal =
-      NewInternalIterator(&state_.icmp, pins, options);
-  return NewDBIterator(&state_.icmp, std::move(internal), sequence, options,
-                       std::move(pins));
+  return NewDBIterator(&state_.icmp, sequence, options, std::move(pins));
 }
 
 const Snapshot* DBImpl::GetSnapshot() {

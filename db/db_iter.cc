@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "db/scan_prefix.h"
 #include "table/iterators.h"
+#include "util/key_buffer.h"
 
 namespace sift {
 namespace {
@@ -32,10 +33,12 @@ namespace {
 // Otherwise they are options' own bounds and so are iter_'s.
 class DBIter final : public Iterator {
  public:
+  // `internal` null: built here from the pins (NewDBIterator's second form).
   DBIter(const InternalKeyComparator* icmp, std::unique_ptr<Iterator> internal,
          SequenceNumber sequence, const ReadOptions& options, IteratorPins pins)
       : pins_(std::move(pins)),
         icmp_(icmp),
+        deferred_(internal == nullptr ? &own_deferred_ : pins_.deferred),
         iter_(std::move(internal)),
         sequence_(sequence),
         options_(options),
@@ -43,12 +46,14 @@ class DBIter final : public Iterator {
                        pins_.prefix_extractor != nullptr &&
                        pins_.mem != nullptr && pins_.version != nullptr),
         lower_(options.iterate_lower_bound),
-        upper_(options.iterate_upper_bound) {}
+        upper_(options.iterate_upper_bound) {
+    if (iter_ == nullptr) {
+      iter_ = NewInternalIterator(icmp_, pins_, options, &stats_, deferred_);
+    }
+  }
 
   ~DBIter() override {
-    if (pins_.stats != nullptr && pins_.publisher != nullptr) {
-      pins_.publisher->AddStats(*pins_.stats);
-    }
+    if (pins_.publisher != nullptr) pins_.publisher->AddStats(stats_);
   }
 
   bool Valid() const override { return valid_; }
@@ -56,7 +61,7 @@ class DBIter final : public Iterator {
   std::string_view key() const override {
     assert(valid_);
     return direction_ == kForward ? ExtractUserKey(iter_->key())
-                                  : std::string_view(saved_key_);
+                                  : saved_key_.view();
   }
   std::string_view value() const override {
     assert(valid_);
@@ -94,10 +99,8 @@ class DBIter final : public Iterator {
       if (EmptyBounds()) return Stop();
       // The last entry before the bound: the one before the first entry at
       // or past it (its first internal key), else the very last.
-      AppendInternalKey(&saved_key_, *upper_, kMaxSequenceNumber,
-                        kValueTypeForSeek);
-      iter_->Seek(saved_key_);
-      saved_key_.clear();
+      const LookupKey bound(*upper_, kMaxSequenceNumber);
+      iter_->Seek(bound.internal_key());
       if (iter_->Valid()) {
         iter_->Prev();
       } else if (iter_->status().ok()) {
@@ -131,10 +134,11 @@ class DBIter final : public Iterator {
       target = *lower_;
     }
     if (PastUpperBound(target)) return Stop();
-    // The first internal key of `target` visible at sequence_.
-    AppendInternalKey(&saved_key_, target, sequence_, kValueTypeForSeek);
-    ChargeSeek();
-    iter_->Seek(saved_key_);
+    // The first internal key of `target` visible at sequence_ (built in
+    // place: a Seek allocates nothing for its target).
+    const LookupKey seek_key(target, sequence_);
+    ChargeSeek(seek_key.internal_key());
+    iter_->Seek(seek_key.internal_key());
     if (iter_->Valid()) {
       FindNextUserEntry(false, &saved_key_);
     } else {
@@ -154,10 +158,8 @@ class DBIter final : public Iterator {
         // entry before it, and the tables below stop at the bound by
         // themselves: entries of other keys may lie between iter_ and
         // saved_key_. Seek back to saved_key_ rather than step.
-        seek_key_.clear();
-        AppendInternalKey(&seek_key_, saved_key_, kMaxSequenceNumber,
-                          kValueTypeForSeek);
-        iter_->Seek(seek_key_);
+        const LookupKey seek_key(saved_key_.view(), kMaxSequenceNumber);
+        iter_->Seek(seek_key.internal_key());
       } else if (iter_->Valid()) {
         iter_->Next();
       } else {
@@ -192,8 +194,8 @@ class DBIter final : public Iterator {
           CheckStatus();
           return;
         }
-        if (icmp_->CompareUserKeys(ExtractUserKey(iter_->key()), saved_key_) <
-            0) {
+        if (icmp_->CompareUserKeys(ExtractUserKey(iter_->key()),
+                                   saved_key_.view()) < 0) {
           break;
         }
       }
@@ -253,7 +255,7 @@ class DBIter final : public Iterator {
 
   void Rebuild(const ReadOptions& options) {
     iter_.reset();
-    iter_ = NewInternalIterator(icmp_, pins_, options);
+    iter_ = NewInternalIterator(icmp_, pins_, options, &stats_, deferred_);
     lower_ = options.iterate_lower_bound;
     upper_ = options.iterate_upper_bound;
     valid_ = false;
@@ -270,7 +272,7 @@ class DBIter final : public Iterator {
 
   // Moves forward from iter_ (valid) to the first visible, undeleted entry,
   // skipping entries of user keys <= *skip while `skipping`.
-  void FindNextUserEntry(bool skipping, std::string* skip) {
+  void FindNextUserEntry(bool skipping, KeyBuffer* skip) {
     assert(iter_->Valid());
     assert(direction_ == kForward);
     do {
@@ -283,16 +285,16 @@ class DBIter final : public Iterator {
           skip->assign(ikey.user_key);
           skipping = true;
         } else if (!skipping ||
-                   icmp_->CompareUserKeys(ikey.user_key, *skip) > 0) {
+                   icmp_->CompareUserKeys(ikey.user_key, skip->view()) > 0) {
           saved_key_.clear();
           valid_ = true;
-          if (pins_.deferred != nullptr && pins_.deferred->count > 0) {
+          if (deferred_ != nullptr && deferred_->count > 0) {
             // A level may have deferred opening this entry's table
             // (db/level_iterator.h): open it now, so that an error ends the
             // iteration rather than shows an empty value.
             iter_->value();
-            if (!pins_.deferred->error.ok()) {
-              status_ = pins_.deferred->error;
+            if (!deferred_->error.ok()) {
+              status_ = deferred_->error;
               valid_ = false;
             }
           }
@@ -328,7 +330,7 @@ class DBIter final : public Iterator {
       }
       if (ikey.sequence <= sequence_) {
         if (value_type != kTypeDeletion &&
-            icmp_->CompareUserKeys(ikey.user_key, saved_key_) < 0) {
+            icmp_->CompareUserKeys(ikey.user_key, saved_key_.view()) < 0) {
           // saved_key_ holds the answer; iter_ stays before its entries.
           valid_ = true;
           return;
@@ -355,16 +357,14 @@ class DBIter final : public Iterator {
     direction_ = kForward;
   }
 
-  void CountSeek() {
-    if (pins_.stats != nullptr) ++pins_.stats->seeks;
-  }
+  void CountSeek() { ++stats_.seeks; }
 
-  // Charges a seek to saved_key_ (an internal key) to the version's tables:
-  // a tree whose runs keep costing seeks gets flatter (SeekBudget).
-  void ChargeSeek() {
+  // Charges a seek to `internal_key` to the version's tables: a tree whose
+  // runs keep costing seeks gets flatter (SeekBudget).
+  void ChargeSeek(std::string_view internal_key) {
     if (pins_.seek_sink == nullptr || pins_.version == nullptr) return;
     if (std::optional<Version::SeekCharge> charge =
-            pins_.version->RecordSeek(saved_key_)) {
+            pins_.version->RecordSeek(internal_key)) {
       pins_.seek_sink->RequestSeekCompaction(std::move(*charge));
     }
   }
@@ -408,6 +408,13 @@ class DBIter final : public Iterator {
   // User keys compare through icmp_->CompareUserKeys: inline for the bytewise
   // order, where a Comparator call would be virtual on every step.
   const InternalKeyComparator* const icmp_;
+  // Also declared before iter_, whose tables count and report into them:
+  // the iterator's counters (published when it is destroyed), and where its
+  // levels report deferred positions (own_deferred_, or pins_.deferred for
+  // an internal iterator made elsewhere; null: none are taken).
+  ReadStats stats_;
+  DeferredPositions own_deferred_;
+  DeferredPositions* const deferred_;
   // Declared before iter_, which may hold views of them (prefix scope).
   std::string prefix_;        // in_prefix_: the scope's prefix
   std::string prefix_upper_;  // in_prefix_: its successor, if the bound
@@ -423,9 +430,11 @@ class DBIter final : public Iterator {
   std::optional<std::string_view> upper_;
 
   absl::Status status_;
-  std::string saved_key_;    // see the invariants above
+  // User keys (see the invariants above), inline: the 16 bytes of a
+  // typical key are past std::string's own, and an iterator per scan would
+  // allocate for its first Next.
+  KeyBuffer saved_key_;
   std::string saved_value_;  // kReverse: value of the current entry
-  std::string seek_key_;     // Next's internal seek target (buffer reused)
   Direction direction_ = kForward;
   bool valid_ = false;
 };
@@ -434,17 +443,23 @@ class DBIter final : public Iterator {
 
 std::unique_ptr<Iterator> NewInternalIterator(const InternalKeyComparator* icmp,
                                               const IteratorPins& pins,
-                                              const ReadOptions& options) {
-  std::vector<std::unique_ptr<Iterator>> children;
-  // Memtables, one per level-0 table, one per other level: reserved at once
-  // rather than grown (an iterator is made per scan; each growth is an
-  // allocation and a move of the children).
-  children.reserve(2 + static_cast<size_t>(pins.version->NumFiles(0)) +
-                   config::kNumLevels - 1);
+                                              const ReadOptions& options,
+                                              ReadStats* stats,
+                                              DeferredPositions* deferred) {
+  IteratorList children;
+  // The memtables, one per level-0 table, one per other non-empty level:
+  // reserved at once rather than grown (an iterator is made per scan; each
+  // growth is an allocation and a move), and no more than that, so that a
+  // usual tree's fit inline.
+  size_t count = (pins.imm != nullptr ? 2 : 1) +
+                 static_cast<size_t>(pins.version->NumFiles(0));
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    if (pins.version->NumFiles(level) > 0) ++count;
+  }
+  children.reserve(count);
   children.push_back(pins.mem->NewIterator());
   if (pins.imm != nullptr) children.push_back(pins.imm->NewIterator());
-  pins.version->AddIterators(options, &children, pins.stats.get(),
-                             pins.deferred.get());
+  pins.version->AddIterators(options, &children, stats, deferred);
   return NewMergingIterator(icmp, std::move(children));
 }
 
@@ -454,6 +469,14 @@ std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
                                         const ReadOptions& options,
                                         IteratorPins pins) {
   return std::make_unique<DBIter>(icmp, std::move(internal), sequence, options,
+                                  std::move(pins));
+}
+
+std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
+                                        SequenceNumber sequence,
+                                        const ReadOptions& options,
+                                        IteratorPins pins) {
+  return std::make_unique<DBIter>(icmp, nullptr, sequence, options,
                                   std::move(pins));
 }
 

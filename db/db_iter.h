@@ -32,10 +32,9 @@ struct IteratorPins {
   std::shared_ptr<MemTable> mem;
   std::shared_ptr<MemTable> imm;  // may be null
   std::shared_ptr<const Version> version;
-  // The iterator's counters: the tables below count their block reads into
-  // *stats, the DB iterator its seeks; added to *publisher's totals when
-  // the iterator is destroyed. Either may be null (nothing counted).
-  std::unique_ptr<ReadStats> stats;
+  // Where the iterator's counters (its seeks, and the block reads of the
+  // tables below an iterator NewDBIterator builds) are added when it is
+  // destroyed; null: they are not published.
   SuperVersionPublisher* publisher = nullptr;
   // Told of the tables whose seek budget the iterator's seeks spent; null:
   // seeks are not charged.
@@ -44,19 +43,24 @@ struct IteratorPins {
   // ReadOptions::prefix_same_as_start; null (or no mem or version) turns
   // that option off.
   std::shared_ptr<const PrefixExtractor> prefix_extractor;
-  // Where the levels report deferred positions (db/level_iterator.h); null:
-  // they take none. Set by NewDBIterator's callers that want them.
-  std::unique_ptr<DeferredPositions> deferred;
+  // Where the levels of an internal iterator given to NewDBIterator report
+  // deferred positions (db/level_iterator.h); null: they take none. Not
+  // owned; outlives the iterator. An iterator NewDBIterator builds itself
+  // takes deferred positions and keeps their record inside.
+  DeferredPositions* deferred = nullptr;
 };
 
 // The merge of pins' memtables and version's tables (Version::AddIterators)
 // within options' iteration bounds, yielding internal keys in `icmp` order;
-// table block reads are counted into *pins.stats (if any).
-// REQUIRES: pins.mem and pins.version are set; the pins, and *icmp, outlive
-// the iterator.
+// table block reads are counted into *stats (nullable), and the levels
+// report deferred positions to *deferred (null: they take none).
+// REQUIRES: pins.mem and pins.version are set; the pins, *icmp, *stats and
+// *deferred outlive the iterator.
 std::unique_ptr<Iterator> NewInternalIterator(const InternalKeyComparator* icmp,
                                               const IteratorPins& pins,
-                                              const ReadOptions& options);
+                                              const ReadOptions& options,
+                                              ReadStats* stats,
+                                              DeferredPositions* deferred);
 
 // The user-facing iterator: turns a sorted stream of internal keys (a merge
 // of memtables and tables) into the user keys visible at `sequence`. For each
@@ -77,6 +81,16 @@ std::unique_ptr<Iterator> NewInternalIterator(const InternalKeyComparator* icmp,
 // Thread safety: not safe for concurrent use.
 std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
                                         std::unique_ptr<Iterator> internal,
+                                        SequenceNumber sequence,
+                                        const ReadOptions& options,
+                                        IteratorPins pins);
+
+// The DB's own iterator: as above over NewInternalIterator(icmp, pins,
+// options, ...), built in place, with the block reads of its tables counted
+// and deferred positions taken (pins.deferred is not used). One allocation
+// fewer per part than building the merge first: an iterator is made per
+// scan, and for short scans its making is a good part of their cost.
+std::unique_ptr<Iterator> NewDBIterator(const InternalKeyComparator* icmp,
                                         SequenceNumber sequence,
                                         const ReadOptions& options,
                                         IteratorPins pins);

@@ -1,5 +1,6 @@
 #include "db/level_iterator.h"
 
+#include <algorithm>
 #include <cassert>
 #include <optional>
 #include <string>
@@ -25,9 +26,10 @@ class LevelIterator final : public Iterator {
   LevelIterator(TableCache* table_cache, const InternalKeyComparator* icmp,
                 const ReadOptions& options, const FileList& files, size_t begin,
                 size_t end, ReadStats* stats, DeferredPositions* deferred,
-                std::optional<TablePinHint> pin_hint)
+                std::optional<TablePinHint> pin_hint, const LevelBounds* bounds)
       : table_cache_(table_cache),
         icmp_(icmp),
+        bounds_(bounds),
         options_(options),
         files_(files),
         begin_(begin),
@@ -44,7 +46,7 @@ class LevelIterator final : public Iterator {
 
   void Seek(std::string_view target) override {
     if (!status_.ok()) return;
-    index_ = FindFileBetween(*icmp_, files_, target, begin_, end_);
+    index_ = FindFile(target);
     if (index_ == end_) return;
     if (CanDefer(index_) &&
         icmp_->Compare(target, files_[index_]->smallest.Encode()) <= 0) {
@@ -107,6 +109,20 @@ class LevelIterator final : public Iterator {
   absl::Status status() const override { return status_; }
 
  private:
+  // The first file in [begin_, end_) whose largest key is at or after
+  // `target`, end_ if none. The level's windows (bounds_) find it over the
+  // whole level with integer compares, most often with no key compare at
+  // all; files before begin_ end before any file in range does, and files
+  // from end_ on after, so clamping gives the answer in range.
+  size_t FindFile(std::string_view target) const {
+    if (bounds_ == nullptr || target.size() < 8) {
+      return FindFileBetween(*icmp_, files_, target, begin_, end_);
+    }
+    const size_t i = bounds_->FindFile(*icmp_, files_, target,
+                                       bounds_->Locate(ExtractUserKey(target)));
+    return std::clamp(i, begin_, end_);
+  }
+
   // A deferred position at file i's smallest key is allowed (see the file
   // comment: the key must be inside the lower bound).
   bool CanDefer(size_t i) const {
@@ -217,7 +233,8 @@ class LevelIterator final : public Iterator {
 
   TableCache* const table_cache_;
   const InternalKeyComparator* const icmp_;
-  const ReadOptions options_;  // the bounds' bytes are the caller's
+  const LevelBounds* const bounds_;  // of files_, or null
+  const ReadOptions options_;        // the bounds' bytes are the caller's
   const FileList& files_;
   const size_t begin_;
   const size_t end_;
@@ -239,9 +256,10 @@ std::unique_ptr<Iterator> NewLevelIterator(
     TableCache* table_cache, const InternalKeyComparator* icmp,
     const ReadOptions& options, const FileList& files, size_t begin, size_t end,
     ReadStats* stats, DeferredPositions* deferred,
-    std::optional<TablePinHint> pin_hint) {
+    std::optional<TablePinHint> pin_hint, const LevelBounds* bounds) {
   return std::make_unique<LevelIterator>(table_cache, icmp, options, files,
-                                         begin, end, stats, deferred, pin_hint);
+                                         begin, end, stats, deferred, pin_hint,
+                                         bounds);
 }
 
 }  // namespace sift

@@ -44,6 +44,7 @@
 
 #include "absl/status/status.h"
 #include "db/dbformat.h"
+#include "db/level_bounds.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "sift/iterator.h"
@@ -68,11 +69,15 @@ struct DeferredPositions {
 // `pin_hint`: where the level stands in its version, so that the tables it
 // opens may be pinned (TableCache::GetTable); none: tables are found in the
 // cache unless pinned already (compaction's inputs are about to go).
+// `bounds`: built (LevelBounds::Build) from exactly `files`, which Seek then
+// searches by their windows rather than by key compares; it must outlive the
+// iterator. Null: Seek compares keys.
 std::unique_ptr<Iterator> NewLevelIterator(
     TableCache* table_cache, const InternalKeyComparator* icmp,
     const ReadOptions& options, const FileList& files, size_t begin, size_t end,
     ReadStats* stats, DeferredPositions* deferred,
-    std::optional<TablePinHint> pin_hint = std::nullopt);
+    std::optional<TablePinHint> pin_hint = std::nullopt,
+    const LevelBounds* bounds = nullptr);
 
 }  // namespace sift
 

@@ -84,7 +84,8 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
 std::unique_ptr<Iterator> NewFileListIterator(
     TableCache* table_cache, const InternalKeyComparator* icmp,
     const ReadOptions& options, const FileList& files, ReadStats* stats,
-    DeferredPositions* deferred, std::optional<TablePinHint> pin_hint) {
+    DeferredPositions* deferred, std::optional<TablePinHint> pin_hint,
+    const LevelBounds* bounds) {
   // Only the files that overlap the bounds: the first whose largest key is
   // at or past the lower bound, up to the first whose smallest key is at or
   // past the upper bound. A scan then never opens a table outside them.
@@ -108,7 +109,7 @@ std::unique_ptr<Iterator> NewFileListIterator(
   }
   if (begin >= end) return NewEmptyIterator();
   return NewLevelIterator(table_cache, icmp, options, files, begin, end, stats,
-                          deferred, pin_hint);
+                          deferred, pin_hint, bounds);
 }
 
 double Level1MaxBytes(uint64_t write_buffer_size) {
@@ -495,8 +496,7 @@ void Version::MultiGet(const ReadOptions& options,
   }
 }
 
-void Version::AddIterators(const ReadOptions& options,
-                           std::vector<std::unique_ptr<Iterator>>* iters,
+void Version::AddIterators(const ReadOptions& options, IteratorList* iters,
                            ReadStats* stats,
                            DeferredPositions* deferred) const {
   // Tables and levels outside the iteration bounds are left out: an
@@ -516,7 +516,7 @@ void Version::AddIterators(const ReadOptions& options,
     if (!files_[level].empty()) {
       iters->push_back(NewFileListIterator(table_cache_, icmp_, options,
                                            files_[level], stats, deferred,
-                                           PinHintFor(level)));
+                                           PinHintFor(level), &bounds_[level]));
     }
   }
 }

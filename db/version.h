@@ -22,6 +22,7 @@
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/read_stats.h"
+#include "table/iterators.h"
 
 namespace sift {
 
@@ -48,12 +49,13 @@ bool SomeFileOverlapsRange(const InternalKeyComparator& icmp,
 // as Table::NewIterator says. REQUIRES: `files` (not copied), `table_cache`,
 // `icmp`, *stats and *deferred outlive the iterator, and so do the bounds'
 // bytes.
-// `pin_hint`: as NewLevelIterator's.
+// `pin_hint` and `bounds`: as NewLevelIterator's.
 std::unique_ptr<Iterator> NewFileListIterator(
     TableCache* table_cache, const InternalKeyComparator* icmp,
     const ReadOptions& options, const FileList& files,
     ReadStats* stats = nullptr, DeferredPositions* deferred = nullptr,
-    std::optional<TablePinHint> pin_hint = std::nullopt);
+    std::optional<TablePinHint> pin_hint = std::nullopt,
+    const LevelBounds* bounds = nullptr);
 
 // The set of tables making up the database at one point: per level, the files
 // in it. Level 0 files may overlap each other and are kept in the order they
@@ -131,8 +133,7 @@ class Version {
   // deferred positions and report them there (db/level_iterator.h); the
   // caller must then read the value of every entry it yields while
   // deferred->count > 0 and check deferred->error.
-  void AddIterators(const ReadOptions& options,
-                    std::vector<std::unique_ptr<Iterator>>* iters,
+  void AddIterators(const ReadOptions& options, IteratorList* iters,
                     ReadStats* stats = nullptr,
                     DeferredPositions* deferred = nullptr) const;
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "sift/iterator.h"
 #include "util/comparator.h"
@@ -19,14 +20,18 @@ namespace sift {
 std::unique_ptr<Iterator> NewEmptyIterator(
     absl::Status status = absl::OkStatus());
 
+// Iterators to merge. A DB iterator's (its memtables, the level-0 tables and
+// one per deeper level) usually fit inline: an iterator is made per scan, and
+// the array of its children was one more allocation each time.
+using IteratorList = absl::InlinedVector<std::unique_ptr<Iterator>, 8>;
+
 // Merges `children` (each sorted by `comparator`) into one sorted sequence.
 // Equal keys from different children are all yielded, the earlier child first
 // (going backward, the later child first). A child's error stops the merge:
 // the result is !Valid() from then on and status() reports the error.
 // `comparator` is not owned and must outlive the result.
-std::unique_ptr<Iterator> NewMergingIterator(
-    const Comparator* comparator,
-    std::vector<std::unique_ptr<Iterator>> children);
+std::unique_ptr<Iterator> NewMergingIterator(const Comparator* comparator,
+                                             IteratorList&& children);
 
 // Iterates over the concatenation of the sequences that `make_second` builds
 // from each value of `index` (e.g. index entry -> data block, or file list

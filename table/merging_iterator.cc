@@ -35,9 +35,8 @@ namespace {
 
 class MergingIterator final : public Iterator {
  public:
-  MergingIterator(const Comparator* comparator,
-                  std::vector<std::unique_ptr<Iterator>> children)
-      : comparator_(comparator), children_(std::move(children)) {
+  MergingIterator(const Comparator* comparator, IteratorList&& children)
+      : order_(comparator), children_(std::move(children)) {
     if (children_.size() > kInlineSlots) {
       heap_slots_ = std::make_unique<Slot[]>(children_.size());
       slots_ = heap_slots_.get();
@@ -89,8 +88,7 @@ class MergingIterator final : public Iterator {
         child->Seek(saved);
         if (i < current) {
           // An equal key in an earlier child comes before the current entry.
-          while (child->Valid() &&
-                 comparator_->Compare(child->key(), saved) == 0) {
+          while (child->Valid() && order_.Compare(child->key(), saved) == 0) {
             child->Next();
           }
         }
@@ -118,7 +116,7 @@ class MergingIterator final : public Iterator {
         // An equal key in an earlier child comes before the current entry and
         // stays; anything else at or after `saved` is stepped back over.
         const bool keep = i < current && child->Valid() &&
-                          comparator_->Compare(child->key(), saved) == 0;
+                          order_.Compare(child->key(), saved) == 0;
         if (keep) continue;
         if (child->Valid()) {
           child->Prev();
@@ -184,7 +182,7 @@ class MergingIterator final : public Iterator {
   // travel. Forward: by key, ties to the earlier child; backward, the mirror
   // image (larger key first, ties to the later child).
   bool Before(const Slot& a, const Slot& b) const {
-    const int c = comparator_->Compare(a.key, b.key);
+    const int c = order_.Compare(a.key, b.key);
     return direction_ == kForward ? (c < 0 || (c == 0 && a.child < b.child))
                                   : (c > 0 || (c == 0 && a.child > b.child));
   }
@@ -193,7 +191,7 @@ class MergingIterator final : public Iterator {
   // the (key, child) order, that is, after it going backward.
   bool BeforeInReverse(size_t i, std::string_view key, std::string_view saved,
                        size_t current) const {
-    const int c = comparator_->Compare(key, saved);
+    const int c = order_.Compare(key, saved);
     return c < 0 || (c == 0 && i < current);
   }
 
@@ -231,8 +229,8 @@ class MergingIterator final : public Iterator {
     current_ = valid_ > 0 ? children_[slots_[0].child].get() : nullptr;
   }
 
-  const Comparator* const comparator_;
-  std::vector<std::unique_ptr<Iterator>> children_;
+  const KeyOrder order_;
+  IteratorList children_;
   Slot inline_slots_[kInlineSlots];
   std::unique_ptr<Slot[]> heap_slots_;  // when there are more children
   Slot* slots_ = inline_slots_;
@@ -244,9 +242,8 @@ class MergingIterator final : public Iterator {
 
 }  // namespace
 
-std::unique_ptr<Iterator> NewMergingIterator(
-    const Comparator* comparator,
-    std::vector<std::unique_ptr<Iterator>> children) {
+std::unique_ptr<Iterator> NewMergingIterator(const Comparator* comparator,
+                                             IteratorList&& children) {
   if (children.empty()) return NewEmptyIterator();
   if (children.size() == 1) return std::move(children[0]);
   return std::make_unique<MergingIterator>(comparator, std::move(children));

@@ -104,7 +104,7 @@ std::unique_ptr<Iterator> ReadOnlyDB::NewIterator(ReadOptions options) {
   IteratorPins pins;
   pins.mem = mem_;
   pins.version = version_;
-  std::vector<std::unique_ptr<Iterator>> children;
+  IteratorList children;
   children.push_back(mem_->NewIterator());
   version_->AddIterators(options, &children);
   return NewDBIterator(&icmp_, NewMergingIterator(&icmp_, std::move(children)),

@@ -32,6 +32,9 @@ class KeyBuffer {
   size_t size() const { return size_; }
   void clear() { size_ = 0; }
 
+  // Replaces the key by `key`. REQUIRES: key does not point into this buffer.
+  void assign(std::string_view key) { TruncateAndAppend(0, key); }
+
   // Keeps the first n bytes and appends `tail`.
   // REQUIRES: n <= size(); tail does not point into this buffer.
   void TruncateAndAppend(size_t n, std::string_view tail) {

@@ -795,7 +795,7 @@ TEST_F(VersionReadTest, GetReadsNewestFirstAndCountsProbes) {
   }
 
   // AddIterators: every entry of every table, merged in internal-key order.
-  std::vector<std::unique_ptr<Iterator>> iters;
+  IteratorList iters;
   v->AddIterators(ReadOptions(), &iters);
   EXPECT_EQ(iters.size(), 4u);  // two level-0 tables, levels 1 and 2
   std::unique_ptr<Iterator> merged =

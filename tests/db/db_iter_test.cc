@@ -268,9 +268,10 @@ TEST_F(DBIterTest, DeferredValueThatFailsStopsTheIteration) {
     int values_read = 0;
     IteratorPins pins;
     pins.mem = mem_;
-    pins.deferred = std::make_unique<DeferredPositions>();
-    pins.deferred->count = deferred_count;
-    DeferredPositions* deferred = pins.deferred.get();
+    DeferredPositions deferred_record;
+    deferred_record.count = deferred_count;
+    DeferredPositions* deferred = &deferred_record;
+    pins.deferred = deferred;
     std::unique_ptr<Iterator> it = NewDBIterator(
         &icmp_,
         std::make_unique<FailsAtB>(mem_->NewIterator(), deferred, &values_read),

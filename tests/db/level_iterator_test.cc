@@ -14,6 +14,7 @@
 #include "db/builder.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
+#include "db/level_bounds.h"
 #include "db/memtable.h"
 #include "db/version.h"
 #include "gtest/gtest.h"
@@ -140,6 +141,48 @@ TEST_F(LevelIteratorTest, WalksEveryEntryBothWaysWithAndWithoutDeferring) {
     std::reverse(backward.begin(), backward.end());
     EXPECT_EQ(forward, backward);
     EXPECT_TRUE(it->status().ok());
+  }
+}
+
+// A level iterator given the level's windows (LevelBounds) finds each
+// Seek's table by them: the same positions as the key search, also when
+// iteration bounds leave only some of the tables in range (the windows span
+// the whole level) and for targets outside the level's common prefix.
+TEST_F(LevelIteratorTest, SeeksByTheLevelsWindowsLandAsKeySearchesDo) {
+  MakeLevel(6);
+  LevelBounds bounds;
+  bounds.Build(icmp_, files_);
+  ASSERT_TRUE(bounds.usable());
+  const std::string lower = Key(1250);
+  const std::string upper = Key(4100);
+  std::vector<ReadOptions> reads(3);
+  reads[1].iterate_lower_bound = lower;
+  reads[2].iterate_lower_bound = lower;
+  reads[2].iterate_upper_bound = upper;
+  std::vector<std::string> targets = {
+      std::string(InternalKey("a", kMaxSequenceNumber, kValueTypeForSeek)
+                      .Encode()),  // before the common prefix "k00"
+      std::string(InternalKey("z", kMaxSequenceNumber, kValueTypeForSeek)
+                      .Encode()),  // after it
+      std::string(InternalKey(Key(499), 10, kTypeValue).Encode()),
+      std::string(InternalKey(Key(499), 9, kTypeValue).Encode()),
+  };
+  for (int i = 0; i < 6000; i += 37) targets.push_back(Seek(i));
+  for (const ReadOptions& ro : reads) {
+    std::unique_ptr<Iterator> by_keys =
+        NewFileListIterator(cache_.get(), &icmp_, ro, files_, &stats_);
+    std::unique_ptr<Iterator> by_windows =
+        NewFileListIterator(cache_.get(), &icmp_, ro, files_, &stats_, nullptr,
+                            std::nullopt, &bounds);
+    for (const std::string& target : targets) {
+      by_keys->Seek(target);
+      by_windows->Seek(target);
+      ASSERT_EQ(by_keys->Valid(), by_windows->Valid()) << target;
+      if (by_keys->Valid()) {
+        ASSERT_EQ(by_keys->key(), by_windows->key()) << target;
+      }
+    }
+    EXPECT_TRUE(by_windows->status().ok());
   }
 }
 

@@ -94,7 +94,7 @@ class ReusedKeyIterator final : public Iterator {
 
 std::unique_ptr<Iterator> Merge(const std::vector<KVs>& children,
                                 bool reused_keys = false) {
-  std::vector<std::unique_ptr<Iterator>> its;
+  IteratorList its;
   for (const KVs& kvs : children) {
     if (reused_keys) {
       its.push_back(std::make_unique<ReusedKeyIterator>(kvs));
@@ -211,7 +211,7 @@ TEST(MergingIteratorTest, ManyChildrenReusingKeyBuffersMatchModel) {
 }
 
 TEST(MergingIteratorTest, ChildErrorStopsTheMerge) {
-  std::vector<std::unique_ptr<Iterator>> its;
+  IteratorList its;
   its.push_back(std::make_unique<VectorIterator>(
       KVs{{"a", "1"}, {"c", "1"}, {"e", "1"}}));
   its.push_back(std::make_unique<VectorIterator>(
@@ -229,7 +229,7 @@ TEST(MergingIteratorTest, ChildErrorStopsTheMerge) {
 }
 
 TEST(MergingIteratorTest, ChildFailingOnSeekIsReported) {
-  std::vector<std::unique_ptr<Iterator>> its;
+  IteratorList its;
   its.push_back(std::make_unique<VectorIterator>(KVs{{"a", "1"}}));
   its.push_back(NewEmptyIterator(absl::UnavailableError("disk gone")));
   auto it = NewMergingIterator(BytewiseComparator(), std::move(its));
@@ -272,7 +272,7 @@ class GrowingIterator final : public Iterator {
 };
 
 TEST(MergingIteratorTest, TurningBackwardStepsOverWhatAChildGainedMeanwhile) {
-  std::vector<std::unique_ptr<Iterator>> its;
+  IteratorList its;
   its.push_back(std::make_unique<GrowingIterator>(
       KVs{{"a", "1"}, {"c", "1"}}, std::make_pair(std::string("z"), "1")));
   its.push_back(std::make_unique<VectorIterator>(KVs{{"b", "2"}, {"d", "2"}}));
