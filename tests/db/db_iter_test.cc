@@ -131,6 +131,34 @@ TEST_F(DBIterTest, SeekLandsOnVisibleKeys) {
   EXPECT_EQ(At(it.get()), "END");
 }
 
+// Seek to the iterator's own key(): going backward, key() is a view of the
+// iterator's saved key, which the Seek clears before it builds its target.
+// The target must be read before anything overwrites those bytes (keys
+// longer and shorter than std::string's inline 15 bytes).
+TEST_F(DBIterTest, SeekToItsOwnKeyAfterGoingBackward) {
+  const std::string long_key(40, 'k');
+  Put(1, "a", "va");
+  Put(2, "b", "vb");
+  Put(3, long_key, "vk");
+  Put(4, "z", "vz");
+  std::unique_ptr<Iterator> it = NewIter(100);
+  it->SeekToLast();
+  it->Prev();
+  ASSERT_TRUE(it->Valid());
+  ASSERT_EQ(it->key(), long_key);
+  it->Seek(it->key());
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), long_key);
+  EXPECT_EQ(it->value(), "vk");
+  it->Prev();
+  ASSERT_TRUE(it->Valid());
+  ASSERT_EQ(it->key(), "b");  // a short key: "\0" in its place lands on "a"
+  it->Seek(it->key());
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "b");
+  EXPECT_EQ(it->value(), "vb");
+}
+
 TEST_F(DBIterTest, DirectionSwitches) {
   Put(1, "a", "a1");
   Put(2, "b", "b2");
