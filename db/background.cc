@@ -95,6 +95,9 @@ void BackgroundWork::Run() {
   if (!state_.shutting_down.load(std::memory_order_acquire) &&
       state_.bg_error.ok()) {
     Step();
+    // A memtable switch hands its previous WAL here to be closed, off the
+    // writers' path.
+    state_.CloseRetiredLogs();
     if (state_.filter_residency != nullptr) {
       // The tree may have changed shape: filter memory follows it.
       state_.mutex.Unlock();

@@ -95,10 +95,12 @@ std::string StatsText(DBState& state) {
   std::array<CompactionStats, config::kNumLevels> level_stats;
   RecoveryReport recovery;
   absl::Status bg_error;
+  WriteStalls stalls;
   {
     MutexLock lock(&state.mutex);
     current = state.versions->current();
     level_stats = state.level_stats;
+    stalls = state.write_stalls;
     recovery = state.recovery;
     bg_error = state.bg_error;
   }
@@ -156,6 +158,15 @@ std::string StatsText(DBState& state) {
                       "positives\n",
                       rs.range_filter_probes, rs.range_filter_negatives,
                       rs.range_filter_false_positives));
+  absl::StrAppend(&out, "Write stalls since open:\n");
+  for (int i = 0; i < WriteStalls::kNumCauses; ++i) {
+    const auto cause = static_cast<WriteStalls::Cause>(i);
+    absl::StrAppend(
+        &out, absl::StrFormat("  %-16s %8u, %10.1f ms, longest %8.1f ms\n",
+                              WriteStalls::Name(cause), stalls.count(cause),
+                              stalls.micros(cause) / 1e3,
+                              stalls.longest_micros(cause) / 1e3));
+  }
   absl::StrAppend(&out, "Memory: filters ",
                   state.table_cache->FilterMemoryUsage(), " bytes, indexes ",
                   state.table_cache->IndexMemoryUsage(), " bytes, ",
@@ -203,6 +214,10 @@ std::optional<std::string> GetDBProperty(DBState& state,
   if (name == "recovery") {
     MutexLock lock(&state.mutex);
     return RecoveryReportText(state.recovery);
+  }
+  if (name == "write-stalls") {
+    MutexLock lock(&state.mutex);
+    return state.write_stalls.ToString();
   }
   if (name == "bytes-written") {
     MutexLock lock(&state.mutex);

@@ -82,6 +82,24 @@ void DBState::DropImmutableMemTable() {
   InstallSuperVersion();
 }
 
+void DBState::RetireLog(std::unique_ptr<WritableFile> log) {
+  retired_logs_.push_back(std::move(log));
+}
+
+void DBState::CloseRetiredLogs() {
+  if (retired_logs_.empty()) return;
+  std::vector<std::unique_ptr<WritableFile>> logs;
+  logs.swap(retired_logs_);
+  mutex.Unlock();
+  for (std::unique_ptr<WritableFile>& log : logs) {
+    if (absl::Status s = log->Close(); !s.ok()) {
+      Log(absl::StrCat("cannot close a switched-out WAL: ", s.ToString()));
+    }
+  }
+  logs.clear();
+  mutex.Lock();
+}
+
 void DBState::InstallSuperVersion() {
   super_versions.Install(std::make_shared<const SuperVersion>(
       SuperVersion{mem_, imm_, versions->current()}));

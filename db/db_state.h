@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -39,6 +40,7 @@
 #include "db/table_cache.h"
 #include "db/version_set.h"
 #include "db/wal_replay.h"
+#include "db/write_stalls.h"
 #include "sift/env.h"
 #include "sift/options.h"
 #include "util/cache.h"
@@ -191,6 +193,20 @@ class DBState {
   // the methods above and after every VersionSet::LogAndApply.
   void InstallSuperVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
 
+  // ---- WALs closed by the background thread ----
+  // Takes a WAL the write path has switched out, whose memtable is already
+  // in a synced table (nothing in it is needed any more), to be closed by
+  // CloseRetiredLogs. Closing a WAL that was written through a mapping can
+  // take tens of milliseconds (the kernel writes the file's pages back as
+  // its last descriptor goes); the front writer, which every other writer
+  // waits behind, should not pay that.
+  void RetireLog(std::unique_ptr<WritableFile> log)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
+  // Closes the WALs RetireLog took, with the mutex released (a failure is
+  // logged: the WAL's writes are in a table already). The background thread
+  // calls it after each step; the rest are closed when this object goes.
+  void CloseRetiredLogs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex);
+
   // ---- Obsolete-file deletion (obsolete_files.h) ----
   // While above zero, DeleteObsoleteFiles deletes nothing: a checkpoint is
   // reading files that a flush or compaction may make obsolete meanwhile.
@@ -206,6 +222,8 @@ class DBState {
   // Flushes count at level 0; compactions at their output level.
   std::array<CompactionStats, config::kNumLevels> level_stats
       ABSL_GUARDED_BY(mutex);
+  // What writers waited for since Open (counted by the write path).
+  WriteStalls write_stalls ABSL_GUARDED_BY(mutex);
   // Bytes appended to WALs since Open (the sift.bytes-written property).
   uint64_t wal_bytes_written ABSL_GUARDED_BY(mutex) = 0;
   RecoveryReport recovery ABSL_GUARDED_BY(mutex);
@@ -220,6 +238,8 @@ class DBState {
   std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mutex);
   std::atomic<bool> has_imm_{false};
   uint64_t logfile_number_ ABSL_GUARDED_BY(mutex) = 0;
+  std::vector<std::unique_ptr<WritableFile>> retired_logs_
+      ABSL_GUARDED_BY(mutex);
 
   friend class PendingOutput;
   // Added to only by NewPendingOutput, erased only by PendingOutput.

@@ -188,10 +188,12 @@ absl::Status WritePath::MakeRoomForWrite(bool force) {
         state_.versions->NumLevelFiles(0) >= config::kL0SlowdownWritesTrigger) {
       // Level 0 is piling up: give compaction a millisecond of this writer's
       // time, once per write, rather than stopping writes for seconds later.
+      const uint64_t start = state_.env->NowMicros();
       state_.mutex.Unlock();
       state_.env->SleepForMicroseconds(1000);
       allow_delay = false;
       state_.mutex.Lock();
+      CountStall(WriteStalls::kLevel0Slowdown, start);
     } else if (!force && state_.mem()->ApproximateMemoryUsage() <=
                              state_.options.write_buffer_size) {
       return absl::OkStatus();
@@ -199,17 +201,29 @@ absl::Status WritePath::MakeRoomForWrite(bool force) {
       return absl::OkStatus();  // nothing to switch out
     } else if (state_.imm() != nullptr) {
       // The previous memtable is still being flushed.
+      const uint64_t start = state_.env->NowMicros();
       state_.bg_cv.Wait(&state_.mutex);
+      CountStall(WriteStalls::kMemTableFlush, start);
     } else if (state_.versions->NumLevelFiles(0) >=
                config::kL0StopWritesTrigger) {
       // Too many level-0 tables: wait for compaction.
+      const uint64_t start = state_.env->NowMicros();
       background_.MaybeSchedule();
       state_.bg_cv.Wait(&state_.mutex);
+      CountStall(WriteStalls::kLevel0Stop, start);
     } else {
-      if (absl::Status s = SwitchMemTable(); !s.ok()) return s;
+      const uint64_t start = state_.env->NowMicros();
+      absl::Status s = SwitchMemTable();
+      CountStall(WriteStalls::kWalSwitch, start);
+      if (!s.ok()) return s;
       force = false;  // switched: the new memtable has room
     }
   }
+}
+
+void WritePath::CountStall(WriteStalls::Cause cause, uint64_t start_micros) {
+  const uint64_t now = state_.env->NowMicros();
+  state_.write_stalls.Add(cause, now > start_micros ? now - start_micros : 0);
 }
 
 absl::Status WritePath::SwitchMemTable() {
@@ -237,11 +251,8 @@ absl::Status WritePath::SwitchMemTable() {
       //
       // A log switched out earlier and still unsynced belongs to a memtable
       // that has been flushed (imm is null): its writes are in a synced
-      // table, so it is closed as it is.
-      if (previous_logfile_ != nullptr) {
-        s = previous_logfile_->Close();
-        previous_logfile_.reset();
-      }
+      // table, so it is handed, as it is, to the background thread to close
+      // (RetireLog below).
       log = std::make_unique<log::Writer>(file.get());
       std::string link;
       WalLink(old_number, log_records_).EncodeTo(&link);
@@ -258,6 +269,9 @@ absl::Status WritePath::SwitchMemTable() {
     logfile_.reset();
     state_.RecordBackgroundError(s);
     return s;
+  }
+  if (previous_logfile_ != nullptr) {
+    state_.RetireLog(std::move(previous_logfile_));
   }
   previous_logfile_ = std::move(logfile_);
   logfile_ = std::move(file);

@@ -11,6 +11,7 @@
 #include "db/background.h"
 #include "db/db_state.h"
 #include "db/log_writer.h"
+#include "db/write_stalls.h"
 #include "sift/env.h"
 #include "sift/options.h"
 #include "sift/write_batch.h"
@@ -93,6 +94,11 @@ class WritePath {
   // tables, and switch to a new memtable and WAL when the active one is full.
   // REQUIRES: mutex held, the caller is the front writer.
   absl::Status MakeRoomForWrite(bool force)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
+  // Counts a stall of `cause` that began at `start_micros` (Env::NowMicros)
+  // and ends now. REQUIRES: mutex held.
+  void CountStall(WriteStalls::Cause cause, uint64_t start_micros)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
   // Start a new WAL and memtable; the old memtable becomes immutable and a

@@ -251,6 +251,12 @@ int Main(int argc, char** argv) {
       if (begin != std::string::npos && end != std::string::npos) {
         std::printf("%s", stats->substr(begin, end - begin).c_str());
       }
+      // What writes waited for: count, total and longest stall per cause.
+      const size_t stalls = stats->find("Write stalls since open:");
+      const size_t stalls_end = stats->find("Memory: filters");
+      if (stalls != std::string::npos && stalls_end != std::string::npos) {
+        std::printf("\n%s", stats->substr(stalls, stalls_end - stalls).c_str());
+      }
     }
     PrintSummary(config, (*runner)->Summary(), stdout);
   }

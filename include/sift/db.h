@@ -134,6 +134,7 @@ class DB {
   //   "sift.stats"                   per-level files, bytes and filter memory
   //                                  (point and range filters, and the range
   //                                  filters' part), plus the read stats
+  //                                  and the write stalls
   //   "sift.num-files-at-level<N>"   number of tables at level N
   //   "sift.filter-memory-bytes"     bytes of filters (point and range) held
   //                                  by open tables
@@ -145,6 +146,11 @@ class DB {
   //                                  to the tables of flushes and
   //                                  compactions (write amplification =
   //                                  this / user bytes written)
+  //   "sift.write-stalls"            what writes waited for since Open,
+  //                                  one line per cause ("memtable-flush:
+  //                                  <n> stalls, <total> us, longest <us>
+  //                                  us"; also level0-slowdown, level0-stop
+  //                                  and wal-switch, doc/engine.md "Writes")
   //   "sift.recovery"                what Open's log replay did, one
   //                                  "name: value" line each: logs and
   //                                  records replayed; if damage stopped it
