@@ -22,9 +22,13 @@ inline constexpr int kNumLevels = 7;
 // Level 0 is compacted once it holds this many tables.
 inline constexpr int kL0CompactionTrigger = 4;
 // Writes are delayed by about 1 ms each once level 0 holds this many tables.
-inline constexpr int kL0SlowdownWritesTrigger = 8;
+// A level-0 table costs a point read one filter probe, so level 0 may grow
+// well past the compaction trigger before writes pay for it; the more tables
+// a level-0 compaction takes at once, the fewer times level 1 is rewritten
+// (doc/engine.md, "Writes").
+inline constexpr int kL0SlowdownWritesTrigger = 20;
 // Writes stop until compaction catches up at this many level-0 tables.
-inline constexpr int kL0StopWritesTrigger = 12;
+inline constexpr int kL0StopWritesTrigger = 36;
 // A flushed memtable may go straight to this level if nothing overlaps it.
 inline constexpr int kMaxMemCompactLevel = 2;
 // Level 1 holds about this many bytes, or kLevel1WriteBuffers memtables'
