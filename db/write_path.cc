@@ -181,6 +181,13 @@ void WritePath::BuildGroup(Writer** last_writer) {
 }
 
 absl::Status WritePath::MakeRoomForWrite(bool force) {
+  WriteStalls::Waits waits;
+  absl::Status s = WaitForRoom(force, &waits);
+  state_.write_stalls.Add(waits);
+  return s;
+}
+
+absl::Status WritePath::WaitForRoom(bool force, WriteStalls::Waits* waits) {
   bool allow_delay = !force;
   while (true) {
     if (!state_.bg_error.ok()) return state_.bg_error;
@@ -193,7 +200,7 @@ absl::Status WritePath::MakeRoomForWrite(bool force) {
       state_.env->SleepForMicroseconds(1000);
       allow_delay = false;
       state_.mutex.Lock();
-      CountStall(WriteStalls::kLevel0Slowdown, start);
+      waits->Add(WriteStalls::kLevel0Slowdown, MicrosSince(start));
     } else if (!force && state_.mem()->ApproximateMemoryUsage() <=
                              state_.options.write_buffer_size) {
       return absl::OkStatus();
@@ -203,27 +210,27 @@ absl::Status WritePath::MakeRoomForWrite(bool force) {
       // The previous memtable is still being flushed.
       const uint64_t start = state_.env->NowMicros();
       state_.bg_cv.Wait(&state_.mutex);
-      CountStall(WriteStalls::kMemTableFlush, start);
+      waits->Add(WriteStalls::kMemTableFlush, MicrosSince(start));
     } else if (state_.versions->NumLevelFiles(0) >=
                config::kL0StopWritesTrigger) {
       // Too many level-0 tables: wait for compaction.
       const uint64_t start = state_.env->NowMicros();
       background_.MaybeSchedule();
       state_.bg_cv.Wait(&state_.mutex);
-      CountStall(WriteStalls::kLevel0Stop, start);
+      waits->Add(WriteStalls::kLevel0Stop, MicrosSince(start));
     } else {
       const uint64_t start = state_.env->NowMicros();
       absl::Status s = SwitchMemTable();
-      CountStall(WriteStalls::kWalSwitch, start);
+      waits->Add(WriteStalls::kWalSwitch, MicrosSince(start));
       if (!s.ok()) return s;
       force = false;  // switched: the new memtable has room
     }
   }
 }
 
-void WritePath::CountStall(WriteStalls::Cause cause, uint64_t start_micros) {
+uint64_t WritePath::MicrosSince(uint64_t start_micros) const {
   const uint64_t now = state_.env->NowMicros();
-  state_.write_stalls.Add(cause, now > start_micros ? now - start_micros : 0);
+  return now > start_micros ? now - start_micros : 0;
 }
 
 absl::Status WritePath::SwitchMemTable() {

@@ -92,14 +92,16 @@ class WritePath {
   // config::kL0SlowdownWritesTrigger tables, wait while the previous memtable
   // is still being flushed or level 0 holds config::kL0StopWritesTrigger
   // tables, and switch to a new memtable and WAL when the active one is full.
+  // Counts what the call waited for in state_.write_stalls, each cause once.
   // REQUIRES: mutex held, the caller is the front writer.
   absl::Status MakeRoomForWrite(bool force)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
-
-  // Counts a stall of `cause` that began at `start_micros` (Env::NowMicros)
-  // and ends now. REQUIRES: mutex held.
-  void CountStall(WriteStalls::Cause cause, uint64_t start_micros)
+  // MakeRoomForWrite's work, adding its waits to *waits.
+  absl::Status WaitForRoom(bool force, WriteStalls::Waits* waits)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
+  // Microseconds from `start_micros` (Env::NowMicros) to now.
+  uint64_t MicrosSince(uint64_t start_micros) const;
 
   // Start a new WAL and memtable; the old memtable becomes immutable and a
   // flush is scheduled.

@@ -27,6 +27,12 @@ void WriteStalls::Add(Cause cause, uint64_t micros) {
   c.longest_micros = std::max(c.longest_micros, micros);
 }
 
+void WriteStalls::Add(const Waits& waits) {
+  for (int i = 0; i < kNumCauses; ++i) {
+    if (waits.waited_[i]) Add(static_cast<Cause>(i), waits.micros_[i]);
+  }
+}
+
 std::string WriteStalls::ToString() const {
   std::string out;
   for (int i = 0; i < kNumCauses; ++i) {

@@ -3,7 +3,9 @@
 
 // What writers have waited for since the DB opened: the front writer of the
 // write queue holds back every writer queued behind it, so each wait below is
-// a stall of all writes (db/write_path.h, MakeRoomForWrite). Shown by the
+// a stall of all writes (db/write_path.h, MakeRoomForWrite). A stall is one
+// write's wait for one cause, from its start until the write has room,
+// however many times the writer woke up to check in between. Shown by the
 // sift.stats and sift.write-stalls properties.
 //
 // Thread safety: none; DBState keeps one under its mutex.
@@ -34,8 +36,26 @@ class WriteStalls {
   // The name sift.write-stalls gives `cause`.
   static const char* Name(Cause cause);
 
+  // One write's waits, collected while it makes room: a wait that spans
+  // several wake-ups (each step of the background thread wakes the writer
+  // to check again) is one stall of its whole time.
+  class Waits {
+   public:
+    void Add(Cause cause, uint64_t micros) {
+      micros_[cause] += micros;
+      waited_[cause] = true;
+    }
+
+   private:
+    friend class WriteStalls;
+    std::array<uint64_t, kNumCauses> micros_{};
+    std::array<bool, kNumCauses> waited_{};
+  };
+
   // Counts one stall of `micros` microseconds.
   void Add(Cause cause, uint64_t micros);
+  // Counts one stall per cause `waits` holds, of its whole time.
+  void Add(const Waits& waits);
 
   uint64_t count(Cause cause) const { return causes_[cause].count; }
   uint64_t micros(Cause cause) const { return causes_[cause].micros; }

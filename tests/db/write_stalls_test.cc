@@ -29,5 +29,23 @@ TEST(WriteStallsTest, CountsTotalsAndKeepsTheLongestPerCause) {
             "wal-switch: 1 stalls, 70 us, longest 70 us\n");
 }
 
+// A write that waited for one cause through several wake-ups stalled once.
+TEST(WriteStallsTest, OneWritesWaitsCountOnceEachCause) {
+  WriteStalls stalls;
+  WriteStalls::Waits waits;
+  waits.Add(WriteStalls::kLevel0Stop, 400);
+  waits.Add(WriteStalls::kLevel0Stop, 600);
+  waits.Add(WriteStalls::kWalSwitch, 0);
+  stalls.Add(waits);
+  stalls.Add(WriteStalls::Waits());  // a write that did not wait
+
+  EXPECT_EQ(stalls.count(WriteStalls::kLevel0Stop), 1u);
+  EXPECT_EQ(stalls.micros(WriteStalls::kLevel0Stop), 1000u);
+  EXPECT_EQ(stalls.longest_micros(WriteStalls::kLevel0Stop), 1000u);
+  EXPECT_EQ(stalls.count(WriteStalls::kWalSwitch), 1u);
+  EXPECT_EQ(stalls.count(WriteStalls::kMemTableFlush), 0u);
+  EXPECT_EQ(stalls.count(WriteStalls::kLevel0Slowdown), 0u);
+}
+
 }  // namespace
 }  // namespace sift
