@@ -64,6 +64,29 @@ void PrintReport(const BenchConfig& config,
         r.settle_seconds, Shape(r.files_per_level).c_str());
   }
 
+  bool any_writes = false;
+  for (const WorkloadResult& r : results) any_writes |= r.writes > 0;
+  if (any_writes) {
+    std::fprintf(out,
+                 "\nWrites (bytes the engine wrote during the workload, its "
+                 "settling included; the longest single Put):\n");
+    std::fprintf(out, "%-12s %10s %12s %12s %12s %16s\n", "workload", "puts",
+                 "MB to tables", "MB to logs", "per user MB",
+                 "longest Put ms");
+    for (const WorkloadResult& r : results) {
+      if (r.writes == 0) continue;
+      const double user_mb = double(r.writes) *
+                             double(config.key_size + config.value_size) /
+                             1048576.0;
+      const double table_mb = r.io.table_bytes_written / 1048576.0;
+      const double log_mb = r.io.log_bytes_written / 1048576.0;
+      std::fprintf(out, "%-12s %10s %12.1f %12.1f %12.2f %16.2f\n",
+                   r.name.c_str(), ShortCount(double(r.writes)).c_str(),
+                   table_mb, log_mb, (table_mb + log_mb) / user_mb,
+                   r.longest_write_us / 1e3);
+    }
+  }
+
   auto filtered = [](const WorkloadResult& r) {
     return r.name == "seekprefix" || r.name == "seekprefixmissing" ||
            r.name == "seekempty";
@@ -293,6 +316,8 @@ Json ResultToJson(const WorkloadResult& r) {
         r.theoretical_fpr ? Json(*r.theoretical_fpr) : Json(nullptr);
     j["block_cache_hit_rate"] = r.CacheHitRate();
   }
+  j["writes"] = r.writes;
+  j["longest_write_us"] = r.longest_write_us;
   j["table_bytes_written"] = r.io.table_bytes_written;
   j["log_bytes_written"] = r.io.log_bytes_written;
   j["files_per_level"] = r.files_per_level;

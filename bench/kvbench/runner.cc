@@ -25,6 +25,7 @@ constexpr uint64_t kReadRandomSeed = 2;
 constexpr uint64_t kReadMissingSeed = 3;
 constexpr uint64_t kReadHotSeed = 4;
 constexpr uint64_t kSeekSeed = 5;
+constexpr uint64_t kMixSeed = 6;
 
 // Report progress in batches so the shared counter is touched rarely.
 constexpr uint64_t kProgressBatch = 1024;
@@ -101,7 +102,7 @@ const std::vector<std::string>& AllWorkloads() {
           "readmissing", "readhot",    "multireadrandom", "multireadmissing",
           "seekrandom",  "scanrandom", "seekbounded",     "readseq",
           "readreverse", "compact",    "seekprefix",      "seekprefixmissing",
-          "seekempty"};
+          "seekempty",   "ycsba",      "ycsbb"};
   return *kAll;
 }
 
@@ -110,6 +111,10 @@ bool IsScanWorkload(std::string_view name) {
          name == "seekbounded" || name == "readseq" || name == "readreverse" ||
          name == "seekprefix" || name == "seekprefixmissing" ||
          name == "seekempty";
+}
+
+bool IsMixWorkload(std::string_view name) {
+  return name == "ycsba" || name == "ycsbb";
 }
 
 bool IsReadWorkload(std::string_view name) {
@@ -213,7 +218,8 @@ absl::StatusOr<WorkloadResult> Runner::Run(
     std::string_view name, std::optional<WorkloadResult>* load) {
   if (load != nullptr) load->reset();
   const bool needs_data =
-      IsReadWorkload(name) || IsScanWorkload(name) || name == "overwrite";
+      IsReadWorkload(name) || IsScanWorkload(name) || IsMixWorkload(name) ||
+      name == "overwrite";
   if (needs_data && !loaded_) {
     absl::StatusOr<WorkloadResult> fill = Run("fillrandom", nullptr);
     if (!fill.ok()) return fill.status();
@@ -232,6 +238,8 @@ absl::StatusOr<WorkloadResult> Runner::Run(
     s = Overwrite(&r);
   } else if (IsReadWorkload(name)) {
     s = PointReads(name, &r);
+  } else if (IsMixWorkload(name)) {
+    s = Mix(name == "ycsba" ? 50 : 5, &r);
   } else if (name == "seekrandom") {
     s = Scans(/*max_entries=*/0, /*bounded=*/false, &r);
   } else if (name == "scanrandom") {
@@ -263,6 +271,11 @@ absl::StatusOr<WorkloadResult> Runner::Run(
   }
   if (name == "fillseq" || name == "fillrandom" || name == "overwrite") {
     user_bytes_written_ += r.bytes;
+    r.writes = r.ops;
+    r.longest_write_us = r.latency_us.Max();
+  } else if (IsMixWorkload(name)) {
+    user_bytes_written_ +=
+        r.writes * uint64_t(config_.key_size + config_.value_size);
   }
   r.io = env_->counts() - io_before;
   const int64_t device_after = ProcessDeviceReadBytes();
@@ -320,7 +333,10 @@ absl::Status Runner::CheckFound(const WorkloadResult& r) const {
                         r.name == "multireadrandom" || r.name == "seekrandom" ||
                         r.name == "scanrandom" || r.name == "seekbounded" ||
                         r.name == "seekprefix";
+  // The mixes update keys already loaded: every Get finds its key.
+  const bool mix = IsMixWorkload(r.name);
   if ((want_all && r.found != r.ops) ||
+      (mix && r.found != r.ops - r.writes) ||
       ((r.name == "readmissing" || r.name == "multireadmissing" ||
         r.name == "seekprefixmissing" || r.name == "seekempty") &&
        r.found != 0) ||
@@ -454,6 +470,75 @@ absl::Status Runner::PointReads(std::string_view name, WorkloadResult* r) {
   r->ops = config_.reads;
   r->found = found;
   r->bytes = bytes;
+  r->seconds = pr.seconds;
+  r->latency_us = std::move(pr.latency_us);
+  r->point_reads = true;
+  return absl::OkStatus();
+}
+
+absl::Status Runner::Mix(int update_percent, WorkloadResult* r) {
+  // Keys zipfian over the loaded key space (YCSB's request distribution, the
+  // generator readhot uses); each update writes a value no earlier workload
+  // wrote.
+  const ZipfianGenerator zipf(config_.num, 0.99);
+  const uint64_t value_base = write_counter_;
+  write_counter_ += config_.reads;
+  std::atomic<uint64_t> found{0}, writes{0}, bytes{0};
+  std::vector<double> longest_write(static_cast<size_t>(config_.threads), 0);
+  Progress progress(r->name, config_.reads, config_.progress);
+  ParallelResult pr;
+  const ReadOptions ro;
+  const WriteOptions wo;
+  absl::Status s = RunParallel(
+      config_.threads, config_.reads, &progress,
+      [&](int thread, uint64_t begin, uint64_t end, Histogram* lat,
+          Progress* prog) -> absl::Status {
+        Random rnd(config_.seed * 1000003 + kMixSeed * 101 + thread);
+        std::string key(config_.key_size, '\0');
+        std::string value;
+        uint64_t my_found = 0, my_writes = 0, my_bytes = 0;
+        double my_longest = 0;
+        for (uint64_t i = begin; i < end; ++i) {
+          keys_.Present(zipf.Next(rnd.NextDouble()), key.data());
+          const bool update =
+              rnd.Uniform(100) < static_cast<uint64_t>(update_percent);
+          const uint64_t t0 = NowNanos();
+          absl::Status os;
+          if (update) {
+            const std::string_view v = values_.Get(value_base + i);
+            os = db_->Put(wo, key, v);
+            const double us = double(NowNanos() - t0) / 1e3;
+            lat->Add(us);
+            my_longest = std::max(my_longest, us);
+            if (!os.ok()) return os;
+            ++my_writes;
+            my_bytes += key.size() + v.size();
+          } else {
+            os = db_->Get(ro, key, &value);
+            lat->Add(double(NowNanos() - t0) / 1e3);
+            if (os.ok()) {
+              ++my_found;
+              my_bytes += key.size() + value.size();
+            } else if (!absl::IsNotFound(os)) {
+              return os;
+            }
+          }
+          if ((i - begin + 1) % kProgressBatch == 0) prog->Add(kProgressBatch);
+        }
+        found += my_found;
+        writes += my_writes;
+        bytes += my_bytes;
+        longest_write[static_cast<size_t>(thread)] = my_longest;
+        return absl::OkStatus();
+      },
+      &pr);
+  if (!s.ok()) return s;
+  r->ops = config_.reads;
+  r->found = found;
+  r->writes = writes;
+  r->bytes = bytes;
+  r->longest_write_us =
+      *std::max_element(longest_write.begin(), longest_write.end());
   r->seconds = pr.seconds;
   r->latency_us = std::move(pr.latency_us);
   r->point_reads = true;

@@ -86,6 +86,10 @@ struct BenchConfig {
 const std::vector<std::string>& AllWorkloads();
 // Point reads via DB::Get (read*) or DB::MultiGet (multiread*).
 bool IsReadWorkload(std::string_view name);
+// YCSB's mixes of Gets and updates (Puts of keys already loaded), zipfian
+// keys: ycsba 50% updates, ycsbb 5%. Run on the loaded database without
+// settling first, they measure reads and writes while compaction runs.
+bool IsMixWorkload(std::string_view name);
 // The iterator workloads: seekrandom, scanrandom, seekbounded, readseq,
 // readreverse.
 bool IsScanWorkload(std::string_view name);
@@ -97,6 +101,10 @@ struct WorkloadResult {
   uint64_t found = 0;    // reads and seeks: how many found their key
   uint64_t entries = 0;  // scans: entries visited
   uint64_t bytes = 0;    // key+value bytes written or read
+  // Puts among the ops (fills, overwrite and the ycsb mixes), and the
+  // longest single one: a write stall as its caller sees it.
+  uint64_t writes = 0;
+  double longest_write_us = 0;
   double seconds = 0;
   double settle_seconds = 0;  // waiting for compactions after a fill
   Histogram latency_us;
@@ -171,6 +179,9 @@ class Runner {
   absl::Status Fill(bool random, WorkloadResult* r);
   absl::Status Overwrite(WorkloadResult* r);
   absl::Status PointReads(std::string_view name, WorkloadResult* r);
+  // ycsba / ycsbb: config_.reads operations, each an update with
+  // probability `update_percent` / 100, else a Get.
+  absl::Status Mix(int update_percent, WorkloadResult* r);
   // One thread's share [begin, end) of a multiread workload: keys drawn from
   // `rnd` as PointReads draws them, looked up batch_size at a time.
   absl::Status MultiReads(Random& rnd, uint64_t begin, uint64_t end,

@@ -2,8 +2,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bench/peer/engine.h"
 #include "sift/db.h"
 #include "sift/env.h"
@@ -196,6 +198,13 @@ class SiftEngine final : public Engine {
         {"range_filter_probes", rs.range_filter_probes},
         {"range_filter_negatives", rs.range_filter_negatives},
         {"range_filter_false_positives", rs.range_filter_false_positives}};
+    // What writers waited for since open, one line per cause (count, total
+    // and longest stall): what explains a long Put in the report.
+    if (std::optional<std::string> v = db_->GetProperty("sift.write-stalls")) {
+      std::vector<std::string> lines =
+          absl::StrSplit(*v, '\n', absl::SkipEmpty());
+      j["write_stalls"] = lines;
+    }
     return j;
   }
 
