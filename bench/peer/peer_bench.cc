@@ -918,8 +918,19 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
       while (shape.size() > 1 && shape.back() == 0) shape.pop_back();
       std::printf(" %12s", absl::StrJoin(shape, ",").c_str());
     }
+    std::printf("\n");
+    // What sift's writers waited for over the whole sequence, by cause: what
+    // its longest Puts were made of.
+    for (const Json& r : runs) {
+      if (!r.contains("extra") || !r["extra"].contains("write_stalls")) continue;
+      std::printf("\n%s write stalls, whole sequence:\n",
+                  r["engine"].get<std::string>().c_str());
+      for (const Json& line : r["extra"]["write_stalls"]) {
+        std::printf("  %s\n", line.get<std::string>().c_str());
+      }
+    }
     std::printf(
-        "\n\nycsb: a load of every key in random order, then A (50%% reads, "
+        "\nycsb: a load of every key in random order, then A (50%% reads, "
         "50%% updates), B (95/5) and C (reads only), %s operations each "
         "with Zipfian keys, on %d thread(s), with no pause between them; then "
         "the tree settles and C runs again (C settled).\nMB written: bytes "
