@@ -71,8 +71,7 @@ void PrintReport(const BenchConfig& config,
                  "\nWrites (bytes the engine wrote during the workload, its "
                  "settling included; the longest single Put):\n");
     std::fprintf(out, "%-12s %10s %12s %12s %12s %16s\n", "workload", "puts",
-                 "MB to tables", "MB to logs", "per user MB",
-                 "longest Put ms");
+                 "MB to tables", "MB to logs", "per user MB", "longest Put ms");
     for (const WorkloadResult& r : results) {
       if (r.writes == 0) continue;
       const double user_mb = double(r.writes) *

@@ -97,12 +97,25 @@ Options BenchConfig::MakeOptions() const {
 
 const std::vector<std::string>& AllWorkloads() {
   static const std::vector<std::string>* const kAll =
-      new std::vector<std::string>{
-          "fillseq",     "fillrandom", "overwrite",       "readrandom",
-          "readmissing", "readhot",    "multireadrandom", "multireadmissing",
-          "seekrandom",  "scanrandom", "seekbounded",     "readseq",
-          "readreverse", "compact",    "seekprefix",      "seekprefixmissing",
-          "seekempty",   "ycsba",      "ycsbb"};
+      new std::vector<std::string>{"fillseq",
+                                   "fillrandom",
+                                   "overwrite",
+                                   "readrandom",
+                                   "readmissing",
+                                   "readhot",
+                                   "multireadrandom",
+                                   "multireadmissing",
+                                   "seekrandom",
+                                   "scanrandom",
+                                   "seekbounded",
+                                   "readseq",
+                                   "readreverse",
+                                   "compact",
+                                   "seekprefix",
+                                   "seekprefixmissing",
+                                   "seekempty",
+                                   "ycsba",
+                                   "ycsbb"};
   return *kAll;
 }
 
@@ -217,9 +230,8 @@ double Runner::Settle() {
 absl::StatusOr<WorkloadResult> Runner::Run(
     std::string_view name, std::optional<WorkloadResult>* load) {
   if (load != nullptr) load->reset();
-  const bool needs_data =
-      IsReadWorkload(name) || IsScanWorkload(name) || IsMixWorkload(name) ||
-      name == "overwrite";
+  const bool needs_data = IsReadWorkload(name) || IsScanWorkload(name) ||
+                          IsMixWorkload(name) || name == "overwrite";
   if (needs_data && !loaded_) {
     absl::StatusOr<WorkloadResult> fill = Run("fillrandom", nullptr);
     if (!fill.ok()) return fill.status();
@@ -335,8 +347,7 @@ absl::Status Runner::CheckFound(const WorkloadResult& r) const {
                         r.name == "seekprefix";
   // The mixes update keys already loaded: every Get finds its key.
   const bool mix = IsMixWorkload(r.name);
-  if ((want_all && r.found != r.ops) ||
-      (mix && r.found != r.ops - r.writes) ||
+  if ((want_all && r.found != r.ops) || (mix && r.found != r.ops - r.writes) ||
       ((r.name == "readmissing" || r.name == "multireadmissing" ||
         r.name == "seekprefixmissing" || r.name == "seekempty") &&
        r.found != 0) ||

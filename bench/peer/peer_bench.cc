@@ -922,7 +922,8 @@ void PrintTable(const PeerSettings& s, const std::vector<Json>& runs) {
     // What sift's writers waited for over the whole sequence, by cause: what
     // its longest Puts were made of.
     for (const Json& r : runs) {
-      if (!r.contains("extra") || !r["extra"].contains("write_stalls")) continue;
+      if (!r.contains("extra") || !r["extra"].contains("write_stalls"))
+        continue;
       std::printf("\n%s write stalls, whole sequence:\n",
                   r["engine"].get<std::string>().c_str());
       for (const Json& line : r["extra"]["write_stalls"]) {
