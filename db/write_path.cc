@@ -68,13 +68,36 @@ absl::Status WritePath::Write(const WriteOptions& options,
   Writer w(updates, options.sync);
   MutexLock lock(&state_.mutex);
   writers_.push_back(&w);
-  while (!w.done && &w != writers_.front()) w.cv.Wait(&state_.mutex);
+  while (!w.done && (&w != writers_.front() || committing_)) {
+    w.cv.Wait(&state_.mutex);
+  }
   if (w.done) return w.status;
 
   // This thread is the front writer now.
-  absl::Status status = MakeRoomForWrite(updates == nullptr);
-  Writer* last_writer = &w;
-  if (status.ok() && updates != nullptr) {
+  const absl::Status status = CommitFrontGroup();
+  // Writers that queued while this thread wrote would otherwise wait for
+  // the next of them to wake up and lead. On a busy machine that wake-up
+  // waits for a core (up to a scheduler tick, 4 ms at HZ=250), and the
+  // whole queue waits with it. This thread is running: it commits their
+  // group too, once (so its own caller waits for at most one more group),
+  // unless that group would make a non-sync caller pay for an fsync.
+  if (!writers_.empty() && writers_.front()->batch != nullptr &&
+      (!writers_.front()->sync || w.sync)) {
+    // Its outcome goes to that group's writers, not to this caller.
+    CommitFrontGroup().IgnoreError();
+  }
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return status;
+}
+
+absl::Status WritePath::CommitFrontGroup() {
+  Writer* const front = writers_.front();
+  // While set, a writer that finds itself at the front (a spurious wake-up
+  // while this thread commits its group) keeps waiting.
+  committing_ = true;
+  absl::Status status = MakeRoomForWrite(front->batch == nullptr);
+  Writer* last_writer = front;
+  if (status.ok() && front->batch != nullptr) {
     BuildGroup(&last_writer);
     SequenceNumber last_sequence = state_.versions->LastSequence();
     WriteBatchInternal::SetSequence(&group_batch_, last_sequence + 1);
@@ -87,13 +110,13 @@ absl::Status WritePath::Write(const WriteOptions& options,
       state_.mutex.Unlock();
       // A synced write makes every earlier write durable, including those
       // in the log before the active one.
-      if (w.sync) status = SyncPreviousLog();
+      if (front->sync) status = SyncPreviousLog();
       if (status.ok()) {
         status = log_->AddRecord(WriteBatchInternal::Contents(&group_batch_));
       }
       if (status.ok()) ++log_records_;
       logged = log_->size();
-      if (status.ok() && w.sync) status = logfile_->Sync();
+      if (status.ok() && front->sync) status = logfile_->Sync();
       if (status.ok())
         status = WriteBatchInternal::InsertInto(&group_batch_, mem);
       state_.mutex.Lock();
@@ -109,19 +132,17 @@ absl::Status WritePath::Write(const WriteOptions& options,
     }
   }
 
-  // Hand the outcome to every writer of the group, then wake the next
-  // front writer.
+  // Hand the outcome to every writer of the group (the calling thread's own
+  // writer, if it is one, is not waiting: the signal is lost harmlessly).
   while (true) {
     Writer* ready = writers_.front();
     writers_.pop_front();
-    if (ready != &w) {
-      ready->status = status;
-      ready->done = true;
-      ready->cv.Signal();
-    }
+    ready->status = status;
+    ready->done = true;
+    ready->cv.Signal();
     if (ready == last_writer) break;
   }
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  committing_ = false;
   return status;
 }
 
@@ -131,7 +152,7 @@ absl::Status WritePath::RunAlone(absl::FunctionRef<bool()> needs_flush,
   Writer w(nullptr, false);
   MutexLock lock(&state_.mutex);
   writers_.push_back(&w);
-  while (&w != writers_.front()) w.cv.Wait(&state_.mutex);
+  while (&w != writers_.front() || committing_) w.cv.Wait(&state_.mutex);
 
   absl::Status status = state_.bg_error;
   // Set once every memtable before the active one is in a table: the logs

@@ -28,7 +28,10 @@ namespace sift {
 // numbers it with the next sequence numbers, and, with the mutex released,
 // appends it to the WAL as one record, syncs the WAL if the group asked for
 // it, and inserts it into the active memtable. It then publishes the last
-// sequence (only now do readers see the group) and wakes the group.
+// sequence (only now do readers see the group) and wakes the group. If more
+// writers queued meanwhile, it commits their group as well, once, before it
+// wakes the next front writer: on a busy machine a woken writer may wait a
+// scheduler tick for a core, and every writer behind it with it.
 //
 // A memtable switch starts a new WAL without syncing the old one; the new
 // WAL's first record links it to the old one (db/wal_link.h), and the old
@@ -108,6 +111,15 @@ class WritePath {
   // REQUIRES: mutex held, the caller is the front writer, state_.imm null.
   absl::Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
 
+  // As the front writer's thread: make room, then commit the group that
+  // writers_.front() leads (its batch and those BuildGroup merges), or, for
+  // a switch request, the switch alone; pop the group and mark each of its
+  // writers done with the outcome, which it also returns. Does not wake the
+  // next front writer.
+  // REQUIRES: mutex held; writers_ not empty; the calling thread is the
+  // front writer, or committed the group of the writer that was.
+  absl::Status CommitFrontGroup() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_.mutex);
+
   // Merge the front writer's batch and those queued behind it that may join
   // it into group_batch_; *last_writer is the last one merged.
   // REQUIRES: mutex held; the front writer has a batch.
@@ -118,6 +130,9 @@ class WritePath {
   BackgroundWork& background_;
 
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(state_.mutex);
+  // A thread is in CommitFrontGroup, possibly for a group it does not belong
+  // to, whose front writer must not start one of its own.
+  bool committing_ ABSL_GUARDED_BY(state_.mutex) = false;
   uint64_t logged_bytes_ ABSL_GUARDED_BY(state_.mutex) = 0;
 
   // Sync and close previous_logfile_, after syncing the directory (which

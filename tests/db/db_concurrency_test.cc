@@ -516,6 +516,121 @@ TEST(DBConcurrencyTest, SwitchedOutWalsAreClosedOffTheWritersThread) {
   }
 }
 
+// An Env whose WAL Appends record the thread making them; while armed, the
+// first WAL Append is held until Release (WaitUntilHeld returns once it is).
+class WalAppendEnv : public EnvWrapper {
+ public:
+  explicit WalAppendEnv(Env* target) : EnvWrapper(target) {}
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewLogFile(
+      const std::string& fname) override {
+    absl::StatusOr<std::unique_ptr<WritableFile>> file =
+        target()->NewLogFile(fname);
+    if (!file.ok()) return file;
+    return std::unique_ptr<WritableFile>(new File(this, *std::move(file)));
+  }
+
+  // Holds the next WAL Append; forgets the appends recorded so far.
+  void Arm() {
+    MutexLock lock(&mu_);
+    armed_ = true;
+    appenders_.clear();
+  }
+  void WaitUntilHeld() {
+    MutexLock lock(&mu_);
+    while (!held_) cv_.Wait(&mu_);
+  }
+  void Release() {
+    MutexLock lock(&mu_);
+    armed_ = false;
+    cv_.SignalAll();
+  }
+  // The thread of each WAL Append since Arm, in order.
+  std::vector<std::thread::id> appenders() {
+    MutexLock lock(&mu_);
+    return appenders_;
+  }
+
+ private:
+  class File : public WritableFile {
+   public:
+    File(WalAppendEnv* env, std::unique_ptr<WritableFile> base)
+        : env_(env), base_(std::move(base)) {}
+    absl::Status Append(std::string_view data) override {
+      {
+        MutexLock lock(&env_->mu_);
+        env_->appenders_.push_back(std::this_thread::get_id());
+        if (env_->armed_ && !env_->held_) {
+          env_->held_ = true;
+          env_->cv_.SignalAll();
+          while (env_->armed_) env_->cv_.Wait(&env_->mu_);
+        }
+      }
+      return base_->Append(data);
+    }
+    absl::Status Flush() override { return base_->Flush(); }
+    absl::Status Sync() override { return base_->Sync(); }
+    absl::Status Close() override { return base_->Close(); }
+
+   private:
+    WalAppendEnv* const env_;
+    const std::unique_ptr<WritableFile> base_;
+  };
+
+  Mutex mu_;
+  CondVar cv_;
+  bool armed_ ABSL_GUARDED_BY(mu_) = false;
+  bool held_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread::id> appenders_ ABSL_GUARDED_BY(mu_);
+};
+
+// A writer that queues while the front writer appends to the WAL is
+// committed by the front writer's thread before that thread returns: the
+// queue does not wait for the queued writer to wake up and lead, which on a
+// busy machine can take a scheduler tick. The queued writer is seen asleep
+// in the queue before the front writer may go on, so the order is fixed.
+TEST(DBConcurrencyTest, FrontWriterCommitsTheWritersQueuedBehindIt) {
+  std::unique_ptr<Env> mem = test::NewTestEnv();
+  WalAppendEnv env(mem.get());
+  Options options;
+  options.env = &env;
+  options.create_if_missing = true;
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, "/frontdb");
+  ASSERT_TRUE(db.ok()) << db.status();
+
+  env.Arm();
+  std::thread::id front_id;
+  std::thread front([&] {
+    front_id = std::this_thread::get_id();
+    EXPECT_TRUE((*db)->Put(WriteOptions(), "a", "1").ok());
+  });
+  env.WaitUntilHeld();
+  std::atomic<pid_t> queued_tid{0};
+  std::atomic<bool> queued_done{false};
+  std::thread queued([&] {
+    queued_tid.store(::gettid());
+    EXPECT_TRUE((*db)->Put(WriteOptions(), "b", "2").ok());
+    queued_done.store(true);
+  });
+  while (queued_tid.load() == 0) std::this_thread::yield();
+  // Nothing else blocks in Put while the front writer appends without the
+  // DB mutex: asleep means waiting in the queue.
+  while (ThreadState(queued_tid.load()) != 'S') std::this_thread::yield();
+  EXPECT_FALSE(queued_done.load());
+  env.Release();
+  front.join();
+  queued.join();
+
+  const std::vector<std::thread::id> appenders = env.appenders();
+  ASSERT_GE(appenders.size(), 2u);  // a record per group at least
+  for (const std::thread::id& id : appenders) EXPECT_EQ(id, front_id);
+  std::string value;
+  ASSERT_TRUE((*db)->Get(ReadOptions(), "a", &value).ok());
+  EXPECT_EQ(value, "1");
+  ASSERT_TRUE((*db)->Get(ReadOptions(), "b", &value).ok());
+  EXPECT_EQ(value, "2");
+}
+
 // An Env that, while armed, holds every table-file Append until Release
 // (after telling WaitUntilHeld that one is held), and fails every WAL Append
 // while fail_log is set.
