@@ -26,35 +26,49 @@ BlockCompression CompressBlock(Compression wanted, std::string_view raw,
   return BlockCompression::kSnappy;
 }
 
-absl::StatusOr<BlockContents> UncompressBlock(BlockCompression type,
-                                              std::string_view data,
-                                              const std::string& where) {
-  BlockContents result;
+absl::StatusOr<size_t> UncompressedLength(BlockCompression type,
+                                          std::string_view data) {
   switch (type) {
     case BlockCompression::kNone:
-      result.data = std::make_unique_for_overwrite<char[]>(data.size());
-      if (!data.empty())
-        std::memcpy(result.data.get(), data.data(), data.size());
-      result.size = data.size();
-      return result;
+      return data.size();
     case BlockCompression::kSnappy: {
       size_t length = 0;
       if (!snappy::GetUncompressedLength(data.data(), data.size(), &length) ||
           length > data.size() * kMaxSnappyExpansion + kSnappySlack) {
-        return absl::DataLossError(
-            absl::StrCat(where, ": bad Snappy length header"));
+        return absl::DataLossError(": bad Snappy length header");
       }
-      result.data = std::make_unique_for_overwrite<char[]>(length);
-      if (!snappy::RawUncompress(data.data(), data.size(), result.data.get())) {
-        return absl::DataLossError(
-            absl::StrCat(where, ": corrupted Snappy data"));
-      }
-      result.size = length;
-      return result;
+      return length;
     }
   }
-  return absl::DataLossError(absl::StrCat(where, ": unknown compression type ",
-                                          static_cast<int>(type)));
+  return absl::DataLossError(
+      absl::StrCat(": unknown compression type ", static_cast<int>(type)));
+}
+
+absl::Status UncompressTo(BlockCompression type, std::string_view data,
+                          size_t length, char* out) {
+  if (type == BlockCompression::kNone) {
+    if (length != 0) std::memcpy(out, data.data(), length);
+    return absl::OkStatus();
+  }
+  if (!snappy::RawUncompress(data.data(), data.size(), out)) {
+    return absl::DataLossError(": corrupted Snappy data");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BlockContents> UncompressBlock(BlockCompression type,
+                                              std::string_view data,
+                                              const std::string& where) {
+  absl::StatusOr<size_t> length = UncompressedLength(type, data);
+  if (!length.ok()) {
+    return absl::DataLossError(absl::StrCat(where, length.status().message()));
+  }
+  BlockContents result;
+  result.data = std::make_unique_for_overwrite<char[]>(*length);
+  absl::Status s = UncompressTo(type, data, *length, result.data.get());
+  if (!s.ok()) return absl::DataLossError(absl::StrCat(where, s.message()));
+  result.size = *length;
+  return result;
 }
 
 }  // namespace sift

@@ -25,6 +25,20 @@ absl::StatusOr<BlockContents> UncompressBlock(BlockCompression type,
                                               std::string_view data,
                                               const std::string& where);
 
+// The two steps of UncompressBlock, for callers that bring their own memory
+// (a reusable BlockBuffer) and label errors themselves, only when there is
+// one: building "<file>: block at offset N" for every block decoded would be
+// a heap allocation per block. Errors are absl::DataLossError whose message
+// is the part after the label (": corrupted Snappy data").
+//
+// The size of `data`, stored with `type`, once uncompressed.
+absl::StatusOr<size_t> UncompressedLength(BlockCompression type,
+                                          std::string_view data);
+// Uncompress `data` into out[0, length).
+// REQUIRES: length came from UncompressedLength(type, data).
+absl::Status UncompressTo(BlockCompression type, std::string_view data,
+                          size_t length, char* out);
+
 }  // namespace sift
 
 #endif  // SIFT_TABLE_COMPRESSION_H_

@@ -88,10 +88,14 @@ void AppendStoredBlock(std::string_view contents, BlockCompression type,
                       start, contents.size() + 1)));
 }
 
-absl::StatusOr<BlockContents> DecodeStoredBlock(std::string_view stored,
-                                                const BlockHandle& handle,
-                                                bool verify_checksum,
-                                                const std::string& file_name) {
+namespace {
+
+// The checks DecodeStoredBlock makes before decompressing: the contents
+// (without the trailer) of a stored block that is whole and, if asked,
+// matches its checksum.
+absl::StatusOr<std::string_view> CheckStoredBlock(
+    std::string_view stored, const BlockHandle& handle, bool verify_checksum,
+    const std::string& file_name) {
   if (stored.size() < kBlockTrailerSize ||
       stored.size() - kBlockTrailerSize != handle.size) {
     return absl::DataLossError(absl::StrCat(
@@ -103,9 +107,63 @@ absl::StatusOr<BlockContents> DecodeStoredBlock(std::string_view stored,
     return absl::DataLossError(absl::StrCat(
         BlockLabel(file_name, handle.offset), ": block checksum mismatch"));
   }
-  return UncompressBlock(static_cast<BlockCompression>(stored[n]),
-                         stored.substr(0, n),
-                         BlockLabel(file_name, handle.offset));
+  return stored.substr(0, n);
+}
+
+// UncompressedLength, with the block's label in front of an error.
+absl::StatusOr<size_t> LabeledLength(BlockCompression type,
+                                     std::string_view contents,
+                                     const BlockHandle& handle,
+                                     const std::string& file_name) {
+  absl::StatusOr<size_t> length = UncompressedLength(type, contents);
+  if (!length.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        BlockLabel(file_name, handle.offset), length.status().message()));
+  }
+  return length;
+}
+
+}  // namespace
+
+absl::StatusOr<BlockContents> DecodeStoredBlock(std::string_view stored,
+                                                const BlockHandle& handle,
+                                                bool verify_checksum,
+                                                const std::string& file_name) {
+  absl::StatusOr<std::string_view> contents =
+      CheckStoredBlock(stored, handle, verify_checksum, file_name);
+  if (!contents.ok()) return contents.status();
+  const auto type = static_cast<BlockCompression>(stored[contents->size()]);
+  absl::StatusOr<size_t> length =
+      LabeledLength(type, *contents, handle, file_name);
+  if (!length.ok()) return length.status();
+  BlockContents result;
+  result.data = std::make_unique_for_overwrite<char[]>(*length);
+  absl::Status s = UncompressTo(type, *contents, *length, result.data.get());
+  if (!s.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(BlockLabel(file_name, handle.offset), s.message()));
+  }
+  result.size = *length;
+  return result;
+}
+
+absl::StatusOr<std::string_view> DecodeStoredBlockInto(
+    std::string_view stored, const BlockHandle& handle, bool verify_checksum,
+    const std::string& file_name, BlockBuffer* buffer) {
+  absl::StatusOr<std::string_view> contents =
+      CheckStoredBlock(stored, handle, verify_checksum, file_name);
+  if (!contents.ok()) return contents.status();
+  const auto type = static_cast<BlockCompression>(stored[contents->size()]);
+  absl::StatusOr<size_t> length =
+      LabeledLength(type, *contents, handle, file_name);
+  if (!length.ok()) return length.status();
+  char* out = buffer->Reserve(*length);
+  absl::Status s = UncompressTo(type, *contents, *length, out);
+  if (!s.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(BlockLabel(file_name, handle.offset), s.message()));
+  }
+  return std::string_view(out, *length);
 }
 
 absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,

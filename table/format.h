@@ -109,6 +109,35 @@ absl::StatusOr<BlockContents> DecodeStoredBlock(std::string_view stored,
                                                 bool verify_checksum,
                                                 const std::string& file_name);
 
+// Memory a reader decodes blocks into, one block at a time, reused: it grows
+// to the largest block it has held and is not freed between blocks, so a
+// reader that decodes block after block (a point read's thread, a scan)
+// allocates nothing per block. A block decoded into it lives until the next
+// decode into the same buffer or the buffer's destruction.
+//
+// Thread safety: none; one per reader.
+class BlockBuffer {
+ public:
+  // Room for n bytes; earlier contents are lost.
+  char* Reserve(size_t n) {
+    if (n > capacity_) {
+      data_ = std::make_unique_for_overwrite<char[]>(n);
+      capacity_ = n;
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t capacity_ = 0;
+};
+
+// DecodeStoredBlock into *buffer: the decoded contents, which live in
+// *buffer (see BlockBuffer). Same checks and errors.
+absl::StatusOr<std::string_view> DecodeStoredBlockInto(
+    std::string_view stored, const BlockHandle& handle, bool verify_checksum,
+    const std::string& file_name, BlockBuffer* buffer);
+
 // Read the block at `handle` from `file` (one Read call) and decode it as
 // DecodeStoredBlock does. A short read is absl::DataLossError ("truncated").
 absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,

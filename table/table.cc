@@ -135,7 +135,8 @@ void Table::Rep::SeekIndex(BlockIterator* index_iter,
 absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     const ReadOptions& ro, const BlockHandle& handle,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
-    std::optional<Block>* in_place, BlockRef* ref, Readahead* readahead) const {
+    std::optional<Block>* in_place, BlockRef* ref, BlockBuffer* buffer,
+    Readahead* readahead) const {
   if (!stable_reads) {
     absl::StatusOr<BlockRef> block = GetDataBlock(ro, handle, stats, readahead);
     if (!block.ok()) return block.status();
@@ -176,8 +177,9 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     return &**in_place;
   }
   // Compressed (or short: DecodeStoredBlock reports it): decoded from the
-  // bytes in hand into the block cache, unless the cache already has it
-  // (asked above when the table was written with compression).
+  // bytes in hand, into the block cache if it admits the block, unless the
+  // cache already has it (asked above when the table was written with
+  // compression).
   if (!cache_checked) {
     std::optional<BlockRef> cached = CachedDataBlock(handle, stats, nullptr);
     if (cached.has_value()) {
@@ -195,23 +197,56 @@ absl::StatusOr<const Block*> Table::Rep::LoadDataBlock(
     if (!s.ok()) return s;
     checked = true;
   }
+  const bool fill = CacheAdmits(ro, handle);
+  if (!fill && buffer != nullptr && stored.size() == n + kBlockTrailerSize) {
+    stats->block_reads++;
+    stats->bytes_read += n + kBlockTrailerSize;
+    absl::StatusOr<std::string_view> contents = DecodeStoredBlockInto(
+        stored, handle, ro.verify_checksums && !checked, file_name, buffer);
+    if (!contents.ok()) return contents.status();
+    absl::StatusOr<Block> block =
+        Block::Parse(BlockContents{nullptr, contents->size(), contents->data()},
+                     handle.offset, file_name);
+    if (!block.ok()) return block.status();
+    in_place->emplace(*std::move(block));
+    return &**in_place;
+  }
   absl::StatusOr<BlockRef> block =
-      ReadDataBlock(ro, handle, stats, nullptr, stored, checked);
+      ReadDataBlock(ro, handle, stats, nullptr, stored, checked, fill);
   if (!block.ok()) return block.status();
   *ref = *std::move(block);
   return ref->get();
 }
 
+namespace {
+
+// The buffer point reads on this thread decode uncached blocks into, and
+// whether a point read is using it (a nested one then brings its own).
+struct PointReadBuffer {
+  BlockBuffer buffer;
+  bool in_use = false;
+};
+thread_local PointReadBuffer point_read_buffer;
+
+}  // namespace
+
 absl::Status Table::Rep::WithDataBlock(
     const ReadOptions& ro, const BlockHandle& handle,
     uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
     absl::FunctionRef<absl::Status(const Block&)> fn) const {
+  PointReadBuffer& tls = point_read_buffer;
+  std::optional<BlockBuffer> own;
+  BlockBuffer* buffer = &tls.buffer;
+  const bool nested = tls.in_use;
+  if (nested) buffer = &own.emplace();
+  tls.in_use = true;
   std::optional<Block> in_place;
   BlockRef ref;
   absl::StatusOr<const Block*> block = LoadDataBlock(
-      ro, handle, index_entry_offset, mapped, stats, &in_place, &ref);
-  if (!block.ok()) return block.status();
-  return fn(**block);
+      ro, handle, index_entry_offset, mapped, stats, &in_place, &ref, buffer);
+  absl::Status s = block.ok() ? fn(**block) : block.status();
+  tls.in_use = nested;
+  return s;
 }
 
 namespace {
@@ -248,15 +283,22 @@ absl::StatusOr<BlockRef> Table::Rep::GetDataBlock(const ReadOptions& ro,
                                                   Readahead* readahead) const {
   std::optional<BlockRef> cached = CachedDataBlock(handle, stats, readahead);
   if (cached.has_value()) return *std::move(cached);
-  return ReadDataBlock(ro, handle, stats, readahead, std::nullopt, false);
+  return ReadDataBlock(ro, handle, stats, readahead, std::nullopt, false,
+                       CacheAdmits(ro, handle));
+}
+
+bool Table::Rep::CacheAdmits(const ReadOptions& ro,
+                             const BlockHandle& handle) const {
+  Cache* const cache = options.block_cache;
+  return cache != nullptr && ro.fill_cache &&
+         cache->Admit(BlockCacheKey(cache_id, handle.offset).view());
 }
 
 absl::StatusOr<BlockRef> Table::Rep::ReadDataBlock(
     const ReadOptions& ro, const BlockHandle& handle, ReadStats* stats,
     Readahead* readahead, std::optional<std::string_view> stored,
-    bool stored_checked) const {
+    bool stored_checked, bool fill) const {
   Cache* const cache = options.block_cache;
-  const bool fill = cache != nullptr && ro.fill_cache;
   if (stats != nullptr) {
     stats->block_reads++;
     stats->bytes_read += handle.size + kBlockTrailerSize;

@@ -4,15 +4,18 @@
 // A data block comes from Table::Rep::LoadDataBlock: where the file is
 // mapped and the block stored uncompressed it is parsed where it lies (no
 // copy, no block cache, its checksum verified once per open table, as point
-// reads do); otherwise it is pinned in the block cache, or owned when the
-// read asked not to fill the cache; a long forward run of such reads reads
-// ahead (table/readahead.h). Moving to another block re-binds the one
+// reads do); otherwise it is pinned in the block cache, or, when the cache
+// does not take it (fill_cache false, or Cache::Admit refuses), decoded into
+// the iterator's own reusable buffer (a mapped file) or owned (a file read
+// with system calls); a long forward run of such reads reads ahead
+// (table/readahead.h). Moving to another block re-binds the one
 // BlockIterator to it, so a scan allocates nothing per block or per entry
 // (the key buffer grows to the longest key once).
 //
 // Invariants:
 //   - data_ iterates over the block named by the index entry at
-//     block_entry_ (when has_block_), which in_place_ or ref_ keeps alive;
+//     block_entry_ (when has_block_), which in_place_ (with buffer_, when
+//     it was decoded there) or ref_ keeps alive;
 //     without a block, data_ is over nothing and not Valid().
 //   - While Valid(): index_ is at the entry naming the loaded block, and
 //     data_ is Valid() in it.
@@ -207,8 +210,9 @@ class TableIterator final : public Iterator {
       return Fail(s);
     }
     ReadStats counted;
-    absl::StatusOr<const Block*> block = rep_->LoadDataBlock(
-        options_, handle, entry, {}, &counted, &in_place_, &ref_, &readahead_);
+    absl::StatusOr<const Block*> block =
+        rep_->LoadDataBlock(options_, handle, entry, {}, &counted, &in_place_,
+                            &ref_, &buffer_, &readahead_);
     if (stats_ != nullptr) {
       stats_->iterator_block_reads += counted.block_reads;
       stats_->iterator_block_cache_hits += counted.block_cache_hits;
@@ -257,6 +261,9 @@ class TableIterator final : public Iterator {
   // Whichever holds the block data_ iterates over.
   std::optional<Block> in_place_;
   BlockRef ref_;
+  // Where a compressed block that the block cache does not take is decoded
+  // (in_place_ then views it); reused from block to block.
+  BlockBuffer buffer_;
   // Reads blocks ahead during a long forward run where the file is read
   // with system calls (unused, and never allocating, over a mapped file).
   Readahead readahead_;

@@ -144,35 +144,47 @@ struct Table::Rep {
                                         ReadStats* stats,
                                         Readahead* readahead) const;
 
+  // Whether the data block at `handle`, just missed in the block cache,
+  // goes into it once decoded: there is a cache, ro.fill_cache, and the
+  // cache admits it (Cache::Admit; ask once per miss).
+  bool CacheAdmits(const ReadOptions& ro, const BlockHandle& handle) const;
+
   // The data block at `handle`, not looked for in the block cache: decoded
   // from `stored` (its stored bytes, when the caller has them) or else read,
-  // through *readahead when not nullptr (an iterator's); cached unless
-  // !fill_cache. Counts into *stats if not nullptr. `stored_checked`: the
-  // caller has verified the checksum of `stored` (a mapped block, verified
-  // once per open table), so it is not verified again.
+  // through *readahead when not nullptr (an iterator's); inserted into the
+  // block cache if `fill` (CacheAdmits's answer). Counts into *stats if not
+  // nullptr. `stored_checked`: the caller has verified the checksum of
+  // `stored` (a mapped block, verified once per open table), so it is not
+  // verified again.
   absl::StatusOr<BlockRef> ReadDataBlock(const ReadOptions& ro,
                                          const BlockHandle& handle,
                                          ReadStats* stats, Readahead* readahead,
                                          std::optional<std::string_view> stored,
-                                         bool stored_checked) const;
+                                         bool stored_checked, bool fill) const;
 
   // The data block at `handle` (DecodeDataHandle's), named by the index
   // entry at `index_entry_offset`: parsed in place in the mapped file into
   // *in_place when it is stored uncompressed (no allocation, no block cache,
   // its checksum verified once per open table), else as GetDataBlock gives it,
-  // into *ref. The result lives as long as *in_place and *ref are not
-  // changed. `mapped`: the stored block as a mapped file's Read already
-  // returned it (PrefetchDataBlock), or empty to read it here. Counts into
-  // *stats. `readahead` (nullable): an iterator's, used where the file is
-  // read with system calls.
+  // into *ref; except that a compressed block of a mapped file that is not
+  // to be cached (CacheAdmits) is decoded into *buffer, when not nullptr, and
+  // parsed there into *in_place (no allocation once the buffer has grown).
+  // The result lives as long as *in_place, *ref and *buffer are not changed.
+  // `mapped`: the stored block as a mapped file's Read already returned it
+  // (PrefetchDataBlock), or empty to read it here. Counts into *stats.
+  // `readahead` (nullable): an iterator's, used where the file is read with
+  // system calls.
   absl::StatusOr<const Block*> LoadDataBlock(
       const ReadOptions& ro, const BlockHandle& handle,
       uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,
-      std::optional<Block>* in_place, BlockRef* ref,
+      std::optional<Block>* in_place, BlockRef* ref, BlockBuffer* buffer,
       Readahead* readahead = nullptr) const;
 
   // For a point read: calls fn(block) with LoadDataBlock's block and returns
-  // its status.
+  // its status. A block decoded and not cached goes into a buffer of the
+  // calling thread's, reused by its next point read (none is allocated per
+  // read); a point read that fn itself makes on the same thread, if any,
+  // allocates its own.
   absl::Status WithDataBlock(
       const ReadOptions& ro, const BlockHandle& handle,
       uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,

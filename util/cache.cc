@@ -1,5 +1,6 @@
 #include "util/cache.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <string>
@@ -14,6 +15,7 @@ namespace sift {
 namespace {
 
 constexpr int kShardBits = 4;
+constexpr size_t kMinDoorWindow = 64;
 static_assert(kLRUCacheShards == 1 << kShardBits);
 
 // One cached key/value. Lifetime: an entry is deleted (and its deleter run)
@@ -98,6 +100,37 @@ class LRUShard {
     }
     Destroy(garbage);
     return e;
+  }
+
+  bool Admit(uint64_t hash) {
+    MutexLock lock(&mu_);
+    const size_t entries = table_.size();
+    if (entries == 0 || usage_ + usage_ / entries <= capacity_) return true;
+    // A window spans as many refusals as the shard holds entries, and at
+    // least kMinDoorWindow, so that a shard of a few large entries still
+    // remembers a key between its two misses.
+    const size_t window = std::max(entries, kMinDoorWindow);
+    if (door_.empty() || refusals_ >= window) {
+      // A new window: a power of two of at least 16 bits per refusal it may
+      // hold, in 64-bit words.
+      size_t words = 1;
+      while (words * 64 < window * 16) words *= 2;
+      door_.assign(words, 0);
+      refusals_ = 0;
+    }
+    // Two bits per key, from hash bits below the shard's.
+    const uint64_t bits = door_.size() * 64 - 1;
+    const size_t a = static_cast<size_t>(hash & bits);
+    const size_t b = static_cast<size_t>((hash >> 24) & bits);
+    const uint64_t mask_a = uint64_t{1} << (a % 64);
+    const uint64_t mask_b = uint64_t{1} << (b % 64);
+    if ((door_[a / 64] & mask_a) != 0 && (door_[b / 64] & mask_b) != 0) {
+      return true;
+    }
+    door_[a / 64] |= mask_a;
+    door_[b / 64] |= mask_b;
+    ++refusals_;
+    return false;
   }
 
   Cache::Handle* Lookup(std::string_view key) {
@@ -200,6 +233,10 @@ class LRUShard {
   Table table_ ABSL_GUARDED_BY(mu_);
   // Dummy head of the circular LRU list of unpinned entries in table_.
   Entry lru_ ABSL_GUARDED_BY(mu_);
+  // Admit's door: bits of keys refused since the window began, and how many
+  // were refused. Empty until the shard is first full.
+  std::vector<uint64_t> door_ ABSL_GUARDED_BY(mu_);
+  size_t refusals_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 class ShardedLRUCache final : public Cache {
@@ -216,6 +253,11 @@ class ShardedLRUCache final : public Cache {
   }
   Handle* Lookup(std::string_view key) override {
     return ShardFor(key).Lookup(key);
+  }
+  bool Admit(std::string_view key) override {
+    // The shard takes the hash's top bits; the door its low ones.
+    const uint64_t hash = Hash64(key);
+    return shards_[hash >> (64 - kShardBits)].Admit(hash);
   }
   void Release(Handle* handle) override {
     Entry* e = static_cast<Entry*>(handle);

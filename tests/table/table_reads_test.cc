@@ -349,5 +349,69 @@ TEST_F(TableMappedReadsTest, CachedCompressedBlocksAreNotReadAgain) {
   }
 }
 
+// A scan of a table many times the block cache, through the cache, leaves
+// the blocks that point reads use again in place: a full cache admits a
+// block on its second miss (Cache::Admit), and a scan misses each block
+// once. The blocks it refuses are decoded outside the cache and read right.
+TEST_F(TableMappedReadsTest, AScanDoesNotEvictTheBlocksInUse) {
+  auto cache = NewLRUCache(1 << 20);  // about 240 decoded blocks
+  TableOptions o;
+  o.compression = Compression::kSnappy;
+  o.block_cache = cache.get();
+  constexpr int kKeys = 40000;  // about 1,100 blocks
+  test::KVVector kvs;
+  for (int i = 0; i < kKeys; ++i) {
+    kvs.emplace_back(
+        test::NumberKey(2 * i),
+        std::string(100, static_cast<char>('a' + i % 3)) + std::to_string(i));
+  }
+  std::unique_ptr<Table> table = WriteAndMap(o, kvs);
+  if (!mapped_) GTEST_SKIP() << "no memory map here";
+  ASSERT_NE(table, nullptr);
+  // The blocks in use: those of the first 2,000 keys, about 60.
+  auto read_hot = [&](ReadStats* stats) {
+    for (int i = 0; i < 2000; i += 7) {
+      auto v = TableGet(*table, ReadOptions(), kvs[i].first, stats);
+      ASSERT_TRUE(v.ok()) << v.status();
+      ASSERT_EQ(*v, kvs[i].second);
+    }
+  };
+  ReadStats first;
+  read_hot(&first);
+  const uint64_t hot_blocks = first.block_reads;
+  ASSERT_GT(hot_blocks, 40u);
+  ReadStats second;
+  read_hot(&second);
+  EXPECT_EQ(second.block_reads, 0u);
+
+  std::unique_ptr<Iterator> it = table->NewIterator(ReadOptions(), nullptr);
+  int entries = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    ASSERT_EQ(it->value(), kvs[entries].second);
+    ++entries;
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status();
+  EXPECT_EQ(entries, kKeys);
+  it.reset();
+  EXPECT_LE(cache->TotalCharge(), size_t{1} << 20);
+
+  // Before admission, the scan's blocks evicted every one of them.
+  ReadStats after;
+  read_hot(&after);
+  EXPECT_LE(after.block_reads, hot_blocks / 4);
+
+  // Point reads of blocks the full cache refuses: right values, and a block
+  // missed twice is admitted (the third read hits).
+  for (int i = 30000; i < 30000 + 35 * 20; i += 35) {
+    ReadStats stats;
+    for (int read = 0; read < 3; ++read) {
+      auto v = TableGet(*table, ReadOptions(), kvs[i].first, &stats);
+      ASSERT_TRUE(v.ok()) << v.status();
+      ASSERT_EQ(*v, kvs[i].second);
+    }
+    EXPECT_GE(stats.block_cache_hits, 1u) << i;
+  }
+}
+
 }  // namespace
 }  // namespace sift

@@ -235,6 +235,54 @@ TEST_F(CacheTest, OversizedEntryIsDroppedOnRelease) {
   EXPECT_EQ(cache_->TotalCharge(), 0u);
 }
 
+TEST_F(CacheTest, AdmitsEverythingWhileThereIsRoom) {
+  Reset(3 * kLRUCacheShards);
+  const std::vector<std::string> k = SameShardKeys(4);
+  EXPECT_TRUE(cache_->Admit(k[0]));
+  Put(k[0], 0);
+  EXPECT_TRUE(cache_->Admit(k[1]));
+  Put(k[1], 1);
+  EXPECT_TRUE(cache_->Admit(k[2]));
+  Put(k[2], 2);
+  // The shard is full: a key missed for the first time is refused, the
+  // second time admitted.
+  EXPECT_FALSE(cache_->Admit(k[3]));
+  EXPECT_TRUE(cache_->Admit(k[3]));
+  // Room again: everything is admitted.
+  cache_->Erase(k[0]);
+  cache_->Erase(k[1]);
+  const std::vector<std::string> more = SameShardKeys(40);
+  for (size_t i = 4; i < more.size(); ++i) {
+    EXPECT_TRUE(cache_->Admit(more[i])) << i;
+  }
+  // Other shards are not full and admit everything.
+  for (int i = 0; i < 100; ++i) {
+    const std::string key = absl::StrCat("other", i);
+    if (LRUCacheShardOf(key) != 0) {
+      EXPECT_TRUE(cache_->Admit(key)) << key;
+    }
+  }
+}
+
+TEST_F(CacheTest, AFullShardForgetsRefusalsAfterAWindow) {
+  Reset(3 * kLRUCacheShards);
+  const std::vector<std::string> k = SameShardKeys(3 + 1 + 1000);
+  for (int i = 0; i < 3; ++i) Put(k[i], i);
+  const std::string& remembered = k[3];
+  EXPECT_FALSE(cache_->Admit(remembered));
+  // The window is 64 refusals for a shard of 3 entries: the 1,000 keys that
+  // follow, each asked once, are refused all but rarely (their bits are a
+  // Bloom filter's), and clear the door many times over.
+  int admitted_at_once = 0;
+  for (size_t i = 4; i < k.size(); ++i) admitted_at_once += cache_->Admit(k[i]);
+  EXPECT_LE(admitted_at_once, 30);  // expected about 5 (0.5%)
+  // `remembered`'s first refusal is forgotten: refused again, then admitted.
+  EXPECT_FALSE(cache_->Admit(remembered));
+  EXPECT_TRUE(cache_->Admit(remembered));
+  // Admit decides; it inserts nothing.
+  EXPECT_EQ(cache_->TotalCharge(), 3u);
+}
+
 TEST_F(CacheTest, DestructorDeletesEverything) {
   Reset(1000);
   for (int i = 0; i < 50; ++i) Put(absl::StrCat("k", i), i);
