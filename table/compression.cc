@@ -56,19 +56,4 @@ absl::Status UncompressTo(BlockCompression type, std::string_view data,
   return absl::OkStatus();
 }
 
-absl::StatusOr<BlockContents> UncompressBlock(BlockCompression type,
-                                              std::string_view data,
-                                              const std::string& where) {
-  absl::StatusOr<size_t> length = UncompressedLength(type, data);
-  if (!length.ok()) {
-    return absl::DataLossError(absl::StrCat(where, length.status().message()));
-  }
-  BlockContents result;
-  result.data = std::make_unique_for_overwrite<char[]>(*length);
-  absl::Status s = UncompressTo(type, data, *length, result.data.get());
-  if (!s.ok()) return absl::DataLossError(absl::StrCat(where, s.message()));
-  result.size = *length;
-  return result;
-}
-
 }  // namespace sift

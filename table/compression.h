@@ -18,18 +18,13 @@ namespace sift {
 BlockCompression CompressBlock(Compression wanted, std::string_view raw,
                                std::string* out);
 
-// Undo CompressBlock for a stored block of `type` whose contents are `data`.
-// Unknown types, undecodable data or absurd sizes: absl::DataLossError with
-// `where` ("<file>: block at offset N") in front.
-absl::StatusOr<BlockContents> UncompressBlock(BlockCompression type,
-                                              std::string_view data,
-                                              const std::string& where);
-
-// The two steps of UncompressBlock, for callers that bring their own memory
-// (a reusable BlockBuffer) and label errors themselves, only when there is
-// one: building "<file>: block at offset N" for every block decoded would be
-// a heap allocation per block. Errors are absl::DataLossError whose message
-// is the part after the label (": corrupted Snappy data").
+// Undo CompressBlock for a stored block of `type` whose contents are `data`,
+// in two steps, so that the caller brings the memory (a reused BlockBuffer,
+// or a fresh one) and labels errors itself, only when there is one:
+// building "<file>: block at offset N" for every block decoded would be a
+// heap allocation per block. Unknown types, undecodable data or absurd
+// sizes: absl::DataLossError whose message is the part after the label
+// (": corrupted Snappy data").
 //
 // The size of `data`, stored with `type`, once uncompressed.
 absl::StatusOr<size_t> UncompressedLength(BlockCompression type,

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "table/compression.h"
 #include "util/coding.h"
@@ -110,17 +111,29 @@ absl::StatusOr<std::string_view> CheckStoredBlock(
   return stored.substr(0, n);
 }
 
-// UncompressedLength, with the block's label in front of an error.
-absl::StatusOr<size_t> LabeledLength(BlockCompression type,
-                                     std::string_view contents,
-                                     const BlockHandle& handle,
-                                     const std::string& file_name) {
-  absl::StatusOr<size_t> length = UncompressedLength(type, contents);
-  if (!length.ok()) {
-    return absl::DataLossError(absl::StrCat(
-        BlockLabel(file_name, handle.offset), length.status().message()));
+// DecodeStoredBlock's work, decoding into the `length` bytes that
+// allocate(length) returns; the decoded contents.
+absl::StatusOr<std::string_view> DecodeStoredBlockWith(
+    std::string_view stored, const BlockHandle& handle, bool verify_checksum,
+    const std::string& file_name, absl::FunctionRef<char*(size_t)> allocate) {
+  absl::StatusOr<std::string_view> contents =
+      CheckStoredBlock(stored, handle, verify_checksum, file_name);
+  if (!contents.ok()) return contents.status();
+  const auto type = static_cast<BlockCompression>(stored[contents->size()]);
+  absl::StatusOr<size_t> length = UncompressedLength(type, *contents);
+  absl::Status s = length.status();
+  char* out = nullptr;
+  if (s.ok()) {
+    out = allocate(*length);
+    s = UncompressTo(type, *contents, *length, out);
   }
-  return length;
+  if (!s.ok()) {
+    // The label is built here only: building it for every block decoded
+    // would allocate per block.
+    return absl::DataLossError(
+        absl::StrCat(BlockLabel(file_name, handle.offset), s.message()));
+  }
+  return std::string_view(out, *length);
 }
 
 }  // namespace
@@ -129,41 +142,22 @@ absl::StatusOr<BlockContents> DecodeStoredBlock(std::string_view stored,
                                                 const BlockHandle& handle,
                                                 bool verify_checksum,
                                                 const std::string& file_name) {
-  absl::StatusOr<std::string_view> contents =
-      CheckStoredBlock(stored, handle, verify_checksum, file_name);
-  if (!contents.ok()) return contents.status();
-  const auto type = static_cast<BlockCompression>(stored[contents->size()]);
-  absl::StatusOr<size_t> length =
-      LabeledLength(type, *contents, handle, file_name);
-  if (!length.ok()) return length.status();
   BlockContents result;
-  result.data = std::make_unique_for_overwrite<char[]>(*length);
-  absl::Status s = UncompressTo(type, *contents, *length, result.data.get());
-  if (!s.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(BlockLabel(file_name, handle.offset), s.message()));
-  }
-  result.size = *length;
+  absl::StatusOr<std::string_view> decoded = DecodeStoredBlockWith(
+      stored, handle, verify_checksum, file_name, [&](size_t n) {
+        result.data = std::make_unique_for_overwrite<char[]>(n);
+        return result.data.get();
+      });
+  if (!decoded.ok()) return decoded.status();
+  result.size = decoded->size();
   return result;
 }
 
 absl::StatusOr<std::string_view> DecodeStoredBlockInto(
     std::string_view stored, const BlockHandle& handle, bool verify_checksum,
     const std::string& file_name, BlockBuffer* buffer) {
-  absl::StatusOr<std::string_view> contents =
-      CheckStoredBlock(stored, handle, verify_checksum, file_name);
-  if (!contents.ok()) return contents.status();
-  const auto type = static_cast<BlockCompression>(stored[contents->size()]);
-  absl::StatusOr<size_t> length =
-      LabeledLength(type, *contents, handle, file_name);
-  if (!length.ok()) return length.status();
-  char* out = buffer->Reserve(*length);
-  absl::Status s = UncompressTo(type, *contents, *length, out);
-  if (!s.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(BlockLabel(file_name, handle.offset), s.message()));
-  }
-  return std::string_view(out, *length);
+  return DecodeStoredBlockWith(stored, handle, verify_checksum, file_name,
+                               [&](size_t n) { return buffer->Reserve(n); });
 }
 
 absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
