@@ -106,7 +106,10 @@ struct Options {
   Compression compression = Compression::kSnappy;
 
   // Bytes of uncompressed data blocks kept in memory across reads; 0 turns
-  // the block cache off. Any value is accepted.
+  // the block cache off. Any value is accepted. Once full, the cache takes a
+  // block only on its second miss within about one cache's worth of misses,
+  // so blocks read once (a long scan, random reads over data many times the
+  // cache) do not evict those read again (doc/engine.md).
   // Default: 8 MiB
   size_t block_cache_capacity = 8 << 20;
 
@@ -229,8 +232,10 @@ struct ReadOptions {
   // Default: true
   bool verify_checksums = true;
 
-  // Keep blocks read for this operation in the block cache. Bulk scans may
-  // set this to false to avoid evicting the working set.
+  // Offer blocks read for this operation to the block cache, which takes
+  // them while it has room and, once full, a block on its second recent miss
+  // (see block_cache_capacity). false: never insert them; bulk scans may set
+  // it so as not to touch the cache at all.
   // Default: true
   bool fill_cache = true;
 
