@@ -127,6 +127,17 @@ class BlockBuffer {
     return data_.get();
   }
 
+  // Frees the memory if it has grown past max_keep bytes (a rare large
+  // block), so that a long-lived buffer does not keep it.
+  void Trim(size_t max_keep) {
+    if (capacity_ > max_keep) {
+      data_.reset();
+      capacity_ = 0;
+    }
+  }
+
+  size_t capacity() const { return capacity_; }
+
  private:
   std::unique_ptr<char[]> data_;
   size_t capacity_ = 0;

@@ -228,6 +228,11 @@ struct PointReadBuffer {
 };
 thread_local PointReadBuffer point_read_buffer;
 
+// A thread keeps its point-read buffer between reads up to this size; a
+// larger block (large values) is freed once read, so that every thread that
+// ever read one does not hold its size for life.
+constexpr size_t kPointReadBufferKeep = 256 << 10;
+
 }  // namespace
 
 absl::Status Table::Rep::WithDataBlock(
@@ -246,6 +251,7 @@ absl::Status Table::Rep::WithDataBlock(
       ro, handle, index_entry_offset, mapped, stats, &in_place, &ref, buffer);
   absl::Status s = block.ok() ? fn(**block) : block.status();
   tls.in_use = nested;
+  if (!nested) tls.buffer.Trim(kPointReadBufferKeep);
   return s;
 }
 

@@ -183,8 +183,9 @@ struct Table::Rep {
   // For a point read: calls fn(block) with LoadDataBlock's block and returns
   // its status. A block decoded and not cached goes into a buffer of the
   // calling thread's, reused by its next point read (none is allocated per
-  // read); a point read that fn itself makes on the same thread, if any,
-  // allocates its own.
+  // read; one grown past 256 KiB by a large block is freed after the read);
+  // a point read that fn itself makes on the same thread, if any, allocates
+  // its own.
   absl::Status WithDataBlock(
       const ReadOptions& ro, const BlockHandle& handle,
       uint32_t index_entry_offset, std::string_view mapped, ReadStats* stats,

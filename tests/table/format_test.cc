@@ -231,6 +231,13 @@ TEST(StoredBlockTest, DecodeIntoAReusedBuffer) {
               std::string::npos)
         << r.status();
   }
+  // Trim frees only a buffer grown past its bound.
+  const size_t held = buffer.capacity();
+  EXPECT_GE(held, raws[1].size());
+  buffer.Trim(held);
+  EXPECT_EQ(buffer.capacity(), held);
+  buffer.Trim(held - 1);
+  EXPECT_EQ(buffer.capacity(), 0u);
   // Damage checksums cannot see (not verified): Snappy's own checks, with
   // the block's label.
   std::string contents;
